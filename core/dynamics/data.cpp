@@ -1,0 +1,42 @@
+#include "core/dynamics/data.hpp"
+
+#include <algorithm>
+
+namespace grapple::core {
+
+Data::Data(const Model& model)
+    : X_parent(model.nbodies),
+      X_world(model.nbodies),
+      S(model.nbodies, Matrix6::Zero()),
+      t(model.nbodies, Vector6::Zero()),
+      a(model.nbodies, Vector6::Zero()),
+      w(model.nbodies, Vector6::Zero()),
+      Ic(model.nbodies),
+      Mbar(model.nbodies, Matrix6::Zero()),
+      phi(model.nbodies, Matrix6::Zero()),
+      Delta_inv(Eigen::VectorXd::Zero(model.nv)),
+      eta(model.nbodies, Vector6::Zero()),
+      mu(model.nbodies, Vector6::Zero()),
+      Bc(model.nbodies, Matrix6::Zero()),
+      Sdot(model.nbodies, Matrix6::Zero()),
+      tau(Eigen::VectorXd::Zero(model.nv)),
+      ddq(Eigen::VectorXd::Zero(model.nv)),
+      h(Eigen::VectorXd::Zero(model.nv)),
+      x(Eigen::VectorXd::Zero(model.nv)),
+      H(Eigen::MatrixXd::Zero(model.nv, model.nv)),
+      C(Eigen::MatrixXd::Zero(model.nv, model.nv)),
+      J(Eigen::MatrixXd::Zero(6, model.nv)) {
+  Delta.reserve(model.nbodies);
+  // Constant joint-rate propagation matrices are set once here; the universal joint, whose P
+  // depends on q, is refreshed by every pass over the configuration.
+  for (int i = 0; i < model.nbodies; ++i) {
+    const Joint& j = model.joint[i];
+    std::vector<double> q0(j.nq, 0.0);
+    if (j.type == JointType::kSpherical) q0[0] = 1.0;
+    if (j.type == JointType::kFree) q0[3] = 1.0;
+    jointMotionSubspace(j, q0.data(), S[i]);
+    Delta.emplace_back(std::max(j.nv, 1));  // sized once: compute() then never allocates
+  }
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,154 @@
+#include "core/dynamics/forward_dynamics.hpp"
+
+#include "core/dynamics/detail.hpp"
+
+namespace grapple::core {
+namespace {
+
+using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+
+// Upper-triangular sweep, leaves to base. acc[i] arrives holding what the children sent (plus,
+// in forwardDynamics, the body's own bias wrench); b is the right-hand side. With kFactorize the
+// articulated inertias and the factors are computed on the way (data.Mbar must then hold M_i).
+// X̄_i is left in xbar.
+template <bool kFactorize>
+void upperSweep(const Model& m, Data& d, const double* b, std::vector<Vector6>& acc,
+                Eigen::VectorXd& xbar) {
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    const Joint& j = m.joint[i];
+    const int nv = j.nv, iv = j.idx_v;
+    const int p = m.parent[i];
+    Vector6& zeta = acc[i];
+    if (nv == 1) {
+      const auto s = d.S[i].col(0);
+      if constexpr (kFactorize) {
+        const Vector6 phibar = d.Mbar[i] * s;
+        const double delta = s.dot(phibar) + m.armature[iv];
+        d.Delta_inv[iv] = 1.0 / delta;
+        d.phi[i].col(0) = phibar * d.Delta_inv[iv];
+        if (p >= 0) {
+          const Matrix6 Ma = d.Mbar[i] - d.phi[i].col(0) * phibar.transpose();
+          d.Mbar[p] += congruenceToParentSymmetric(d.X_parent[i], Ma);
+        }
+      }
+      const double xhat = b[iv] - s.dot(zeta);
+      zeta += d.phi[i].col(0) * xhat;
+      xbar[iv] = xhat * d.Delta_inv[iv];
+    } else if (nv > 1) {
+      const auto S = d.S[i].leftCols(nv);
+      if constexpr (kFactorize) {
+        Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> phibar(6, nv);
+        phibar.noalias() = d.Mbar[i] * S;
+        Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> delta(nv, nv);
+        delta.noalias() = S.transpose() * phibar;
+        delta.diagonal() += m.armature.segment(iv, nv);
+        d.Delta[i].compute(delta);
+        // φ_i = φ̄_i Δ_i⁻¹ (Δ symmetric): φᵀ = Δ⁻¹ φ̄ᵀ
+        Eigen::Matrix<double, Eigen::Dynamic, 6, 0, 6, 6> phiT = phibar.transpose();
+        d.Delta[i].solveInPlace(phiT);
+        d.phi[i].leftCols(nv) = phiT.transpose();
+        if (p >= 0) {
+          Matrix6 Ma = d.Mbar[i];
+          Ma.noalias() -= d.phi[i].leftCols(nv) * phibar.transpose();
+          d.Mbar[p] += congruenceToParentSymmetric(d.X_parent[i], Ma);
+        }
+      }
+      SmallVector xhat(nv);
+      xhat.noalias() = -S.transpose() * zeta;
+      xhat += Eigen::Map<const SmallVector>(b + iv, nv);
+      zeta.noalias() += d.phi[i].leftCols(nv) * xhat;
+      d.Delta[i].solveInPlace(xhat);
+      xbar.segment(iv, nv) = xhat;
+    }
+    if (p >= 0) acc[p] += forceToParent(d.X_parent[i], zeta);
+  }
+}
+
+// Lower-triangular sweep, base to leaves: x_i = X̄_i - φ_iᵀ A_{i,p} μ_p (x holds X̄ on entry).
+// μ_i = A_{i,p} μ_p + P_i x_i is the acceleration of body i due to q̈ alone.
+void lowerSweep(const Model& m, Data& d, Eigen::VectorXd& x) {
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    const int nv = j.nv, iv = j.idx_v;
+    const int p = m.parent[i];
+    Vector6& mu = d.mu[i];
+    if (p >= 0) {
+      mu = motionToChild(d.X_parent[i], d.mu[p]);
+    } else {
+      mu.setZero();
+    }
+    if (nv == 1) {
+      x[iv] -= d.phi[i].col(0).dot(mu);
+    } else if (nv > 1) {
+      x.segment(iv, nv).noalias() -= d.phi[i].leftCols(nv).transpose() * mu;
+    }
+    mu += detail::jointMotion(d.S[i], nv, x.data() + iv);
+  }
+}
+
+}  // namespace
+
+const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                                       const BodyWrenches* fext) {
+  detail::checkSize(q.size(), m.nq, "q", "forwardDynamics");
+  detail::checkSize(v.size(), m.nv, "v", "forwardDynamics");
+  detail::checkSize(tau.size(), m.nv, "tau", "forwardDynamics");
+  if (fext != nullptr) {
+    detail::checkSize(static_cast<Eigen::Index>(fext->size()), m.nbodies, "fext",
+                      "forwardDynamics");
+  }
+  // Outward: kinematics, velocity-product accelerations (a_i at q̈ = 0, gravity included) and
+  // the bias wrench of each body, which seeds the accumulator of the upper sweep (b = τ - h).
+  Vector6 a_world = Vector6::Zero();
+  a_world.head<3>() = -m.gravity_W;
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    detail::updateJointPlacement(m, d, i, q.data());
+    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const int p = m.parent[i];
+    const Transform& X = d.X_parent[i];
+    if (p < 0) {
+      d.t[i] = vJ;
+      d.a[i] = motionToChild(X, a_world);
+    } else {
+      d.t[i] = motionToChild(X, d.t[p]) + vJ;
+      d.a[i] = motionToChild(X, d.a[p]) + crossMotion(d.t[i], vJ);
+    }
+    if (j.type == JointType::kUniversal) {
+      d.a[i] += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
+    }
+    const Inertia& I = m.inertia[i];
+    d.w[i] = I * d.a[i] + crossForce(d.t[i], I * d.t[i]);
+    if (fext != nullptr) d.w[i] -= (*fext)[i];
+    d.Mbar[i] = I.matrix();
+  }
+  upperSweep<true>(m, d, tau.data(), d.w, d.ddq);
+  d.factorized = true;
+  lowerSweep(m, d, d.ddq);
+  for (int i = 0; i < m.nbodies; ++i) d.a[i] += d.mu[i];
+  return d.ddq;
+}
+
+void factorizeMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  detail::checkSize(q.size(), m.nq, "q", "factorizeMassMatrix");
+  for (int i = 0; i < m.nbodies; ++i) {
+    detail::updateJointPlacement(m, d, i, q.data());
+    d.Mbar[i] = m.inertia[i].matrix();
+    d.eta[i].setZero();
+  }
+  d.x.setZero();
+  upperSweep<true>(m, d, d.x.data(), d.eta, d.x);
+  d.factorized = true;
+}
+
+const Eigen::VectorXd& solveMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& b) {
+  detail::checkSize(b.size(), m.nv, "b", "solveMassMatrix");
+  if (!d.factorized) throw std::logic_error("solveMassMatrix: call factorizeMassMatrix first");
+  for (int i = 0; i < m.nbodies; ++i) d.eta[i].setZero();
+  upperSweep<false>(m, d, b.data(), d.eta, d.x);
+  lowerSweep(m, d, d.x);
+  return d.x;
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,133 @@
+#include "core/dynamics/inverse_dynamics.hpp"
+
+#include "core/dynamics/detail.hpp"
+
+namespace grapple::core {
+namespace {
+
+// Gravity enters as an acceleration -g of the inertial frame (thesis §2.1 footnote 3; spec §7.32).
+Vector6 gravityAcceleration(const Model& m) {
+  Vector6 a0 = Vector6::Zero();
+  a0.head<3>() = -m.gravity_W;
+  return a0;
+}
+
+// Outward pass of Newton–Euler: twists t_i, accelerations a_i (with the joint accelerations a, or
+// none when a == nullptr) and the wrench each body needs, W_i = M_i a_i + t_i ×f M_i t_i - f_ext,i.
+void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& v, const double* a, const BodyWrenches* fext) {
+  const Vector6 a_world = gravityAcceleration(m);
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    detail::updateJointPlacement(m, d, i, q.data());
+    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const int p = m.parent[i];
+    const Transform& X = d.X_parent[i];
+    Vector6& t = d.t[i];
+    Vector6& acc = d.a[i];
+    if (p < 0) {
+      t = vJ;
+      acc = motionToChild(X, a_world);
+    } else {
+      t = motionToChild(X, d.t[p]) + vJ;
+      acc = motionToChild(X, d.a[p]) + crossMotion(t, vJ);
+    }
+    if (a != nullptr) acc += detail::jointMotion(d.S[i], j.nv, a + j.idx_v);
+    if (j.type == JointType::kUniversal) {
+      acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
+    }
+    const Inertia& I = m.inertia[i];
+    d.w[i] = I * acc + crossForce(t, I * t);
+    if (fext != nullptr) d.w[i] -= (*fext)[i];
+  }
+}
+
+void checkInputs(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                 const BodyWrenches* fext, const char* where) {
+  detail::checkSize(q.size(), m.nq, "q", where);
+  detail::checkSize(v.size(), m.nv, "v", where);
+  if (fext != nullptr) {
+    detail::checkSize(static_cast<Eigen::Index>(fext->size()), m.nbodies, "fext", where);
+  }
+}
+
+}  // namespace
+
+const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                       const BodyWrenches* fext) {
+  checkInputs(m, q, v, fext, "inverseDynamics");
+  detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
+  newtonEulerOutward(m, d, q, v, a.data(), fext);
+  // Inward pass: w_i = W_i + Σ_children A_{c,i}ᵀ w_c, τ_i = P_iᵀ w_i (eq. 4.42).
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    const Joint& j = m.joint[i];
+    detail::jointProject(d.S[i], j.nv, d.w[i], d.tau.data() + j.idx_v);
+    const int p = m.parent[i];
+    if (p >= 0) d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
+  }
+  d.tau.array() += m.armature.array() * a.array();
+  return d.tau;
+}
+
+const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& v, const BodyWrenches* fext) {
+  checkInputs(m, q, v, fext, "nonlinearEffects");
+  newtonEulerOutward(m, d, q, v, nullptr, fext);
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    const Joint& j = m.joint[i];
+    detail::jointProject(d.S[i], j.nv, d.w[i], d.h.data() + j.idx_v);
+    const int p = m.parent[i];
+    if (p >= 0) d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
+  }
+  return d.h;
+}
+
+const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
+                                                   const Eigen::VectorXd& q,
+                                                   const Eigen::VectorXd& v,
+                                                   const Eigen::VectorXd& a,
+                                                   const BodyWrenches* fext) {
+  if (!m.hasFreeBase()) {
+    throw std::invalid_argument("inverseDynamicsFloatingBase: the model has a fixed base");
+  }
+  checkInputs(m, q, v, fext, "inverseDynamicsFloatingBase");
+  detail::checkSize(a.size(), m.nv, "a", "inverseDynamicsFloatingBase");
+  // 1. Newton–Euler with the base held (zero base acceleration), the joints accelerating as
+  //    asked; accumulate the joint wrenches and the composite inertias M̂_i.
+  d.ddq = a;
+  d.ddq.head<6>().setZero();
+  newtonEulerOutward(m, d, q, v, d.ddq.data(), fext);
+  for (int i = 0; i < m.nbodies; ++i) d.Ic[i] = m.inertia[i];
+  for (int i = m.nbodies - 1; i > 0; --i) {
+    const int p = m.parent[i];
+    d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
+    d.Ic[p] += d.Ic[i].toParent(d.X_parent[i]);
+  }
+  // 2. The base is free: M̂_0 a_b + w_0 = 0 gives the base acceleration (SPART: u̇0 = -H0⁻¹ τ0').
+  const Eigen::LLT<Matrix6> llt(d.Ic[0].matrix());
+  const Vector6 a_base = llt.solve(-d.w[0]);
+  d.ddq.head<6>() = a_base;
+  // 3. Outward: the base acceleration adds M̂_i A_{i,0} a_b to the wrench through every joint.
+  d.mu[0] = a_base;
+  d.tau.head<6>().setZero();
+  for (int i = 1; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    d.mu[i] = motionToChild(d.X_parent[i], d.mu[m.parent[i]]);
+    d.w[i] += d.Ic[i] * d.mu[i];
+    d.a[i] += d.mu[i];
+    detail::jointProject(d.S[i], j.nv, d.w[i], d.tau.data() + j.idx_v);
+  }
+  d.a[0] += a_base;
+  d.w[0].setZero();  // nothing acts on the base through its (free, unactuated) joint
+  d.tau.array() += m.armature.array() * d.ddq.array();
+  return d.tau;
+}
+
+Vector6 baseReactionWrench(const Model& m, const Data& d) {
+  Vector6 r = Vector6::Zero();
+  for (int c : m.children[0]) r -= forceToParent(d.X_parent[c], d.w[c]);
+  return r;
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,77 @@
+#include "core/dynamics/kinematics.hpp"
+
+#include "core/dynamics/detail.hpp"
+
+namespace grapple::core {
+
+void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
+  for (int i = 0; i < m.nbodies; ++i) {
+    detail::updateJointPlacement(m, d, i, q.data());
+    const int p = m.parent[i];
+    d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
+  }
+}
+
+void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v) {
+  detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
+  forwardKinematics(m, d, q);
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const int p = m.parent[i];
+    d.t[i] = p < 0 ? vJ : Vector6(motionToChild(d.X_parent[i], d.t[p]) + vJ);
+  }
+}
+
+void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
+  detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
+  forwardKinematics(m, d, q, v);
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    Vector6 ai = detail::jointMotion(d.S[i], j.nv, a.data() + j.idx_v) + crossMotion(d.t[i], vJ);
+    if (j.type == JointType::kUniversal) {
+      ai += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
+    }
+    const int p = m.parent[i];
+    d.a[i] = p < 0 ? ai : Vector6(motionToChild(d.X_parent[i], d.a[p]) + ai);
+  }
+}
+
+Transform framePose(const Model& m, const Data& d, int frame_id) {
+  const Frame& f = m.frames.at(frame_id);
+  return d.X_world[f.body] * f.X_body_frame;
+}
+
+Vector6 pointVelocityWorld(const Model& m, const Data& d, int frame_id, const Vector3& p_F) {
+  const Frame& f = m.frames.at(frame_id);
+  const Vector3 p_B = f.X_body_frame.act(p_F);
+  const Vector6& t = d.t[f.body];
+  const Matrix3& R = d.X_world[f.body].R;
+  Vector6 out;
+  out.head<3>() = R * (t.head<3>() + t.tail<3>().cross(p_B));
+  out.tail<3>() = R * t.tail<3>();
+  return out;
+}
+
+Vector6 pointAccelerationWorld(const Model& m, const Data& d, int frame_id, const Vector3& p_F) {
+  const Frame& f = m.frames.at(frame_id);
+  const Vector3 p_B = f.X_body_frame.act(p_F);
+  const Vector6& t = d.t[f.body];
+  const Vector6& a = d.a[f.body];
+  const Matrix3& R = d.X_world[f.body].R;
+  const Vector3 w = t.tail<3>();
+  // Velocity of the material point P in body components, then its classical acceleration:
+  // the spatial acceleration at P plus ω × v_P.
+  const Vector3 v_P = t.head<3>() + w.cross(p_B);
+  const Vector3 a_P = a.head<3>() + a.tail<3>().cross(p_B) + w.cross(v_P);
+  Vector6 out;
+  out.head<3>() = R * a_P;
+  out.tail<3>() = R * a.tail<3>();
+  return out;
+}
+
+}  // namespace grapple::core

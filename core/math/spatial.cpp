@@ -1,0 +1,42 @@
+#include "core/math/spatial.hpp"
+
+namespace grapple::core {
+
+// A = diag(R^T, R^T) T with T = [I -P; 0 I], P = p^x. So A^T M A = T^T N T with
+// N = diag(R, R) M diag(R^T, R^T), and with blocks N11..N22:
+//   T^T N T = [ N11              N12 - N11 P                        ]
+//             [ P N11 + N21      N22 + P N12 - N21 P - P N11 P      ]
+Matrix6 congruenceToParent(const Transform& X_PC, const Matrix6& M) {
+  const Matrix3& R = X_PC.R;
+  const Matrix3 P = skew(X_PC.p);
+  const Matrix3 N11 = R * M.topLeftCorner<3, 3>() * R.transpose();
+  const Matrix3 N12 = R * M.topRightCorner<3, 3>() * R.transpose();
+  const Matrix3 N21 = R * M.bottomLeftCorner<3, 3>() * R.transpose();
+  const Matrix3 N22 = R * M.bottomRightCorner<3, 3>() * R.transpose();
+  const Matrix3 PN11 = P * N11;
+  Matrix6 out;
+  out.topLeftCorner<3, 3>() = N11;
+  out.topRightCorner<3, 3>() = N12 - N11 * P;
+  out.bottomLeftCorner<3, 3>() = PN11 + N21;
+  out.bottomRightCorner<3, 3>() = N22 + P * N12 - (PN11 + N21) * P;
+  return out;
+}
+
+Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M) {
+  const Matrix3& R = X_PC.R;
+  const Matrix3 P = skew(X_PC.p);
+  const Matrix3 N11 = R * M.topLeftCorner<3, 3>() * R.transpose();
+  const Matrix3 N12 = R * M.topRightCorner<3, 3>() * R.transpose();
+  const Matrix3 N22 = R * M.bottomRightCorner<3, 3>() * R.transpose();
+  const Matrix3 N11P = N11 * P;
+  const Matrix3 PN12 = P * N12;
+  Matrix6 out;
+  out.topLeftCorner<3, 3>() = N11;
+  out.topRightCorner<3, 3>() = N12 - N11P;
+  out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
+  // N22 + P N12 - N21 P - P N11 P, where -N21 P = (P N12)^T because P^T = -P.
+  out.bottomRightCorner<3, 3>() = N22 + PN12 + PN12.transpose() - P * N11P;
+  return out;
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,78 @@
+// Model: the immutable description of a multibody system, a kinematic tree rooted at the base
+// (body 0). Built once by ModelBuilder (from code, URDF or YAML) and then shared read-only by every
+// algorithm and thread, as mjModel / pinocchio::Model. Everything that changes lives in Data.
+//
+// Bodies are the rigid sets that move independently: links joined by fixed joints are merged into
+// one body when the model is built, and every link stays reachable as a named Frame.
+// Bodies are numbered so that parent[i] < i (parents first), which every recursion relies on.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "core/math/spatial.hpp"
+#include "core/model/joint.hpp"
+
+namespace grapple::core {
+
+// How the base moves (thesis §6.2; SPART's "floating" and "flying"):
+enum class BaseMode {
+  kFixed,     // welded to the inertial frame (a fixed-base manipulator)
+  kFloating,  // free and unactuated: with no external wrench, momentum is conserved
+  kFlying,    // free and actuated by a 6-DOF wrench (thrusters, wheels)
+};
+std::string_view baseModeName(BaseMode mode);
+
+// A named frame attached to a body: every URDF/YAML link, the tool frame, etc.
+struct Frame {
+  std::string name;
+  int body = 0;                    // body it is attached to
+  Transform X_body_frame;          // pose of the frame in the body frame
+};
+
+struct Model {
+  std::string name;
+  BaseMode base_mode = BaseMode::kFixed;
+  int nq = 0;        // size of the configuration q (quaternions count 4)
+  int nv = 0;        // size of the velocity v (= of accelerations and generalized forces)
+  int nbodies = 0;   // number of bodies, the base included
+
+  std::vector<int> parent;                 // (nbodies) parent body, -1 for the base
+  std::vector<std::vector<int>> children;  // (nbodies) child bodies, increasing
+  std::vector<std::string> body_name;      // (nbodies) name of the link defining the body frame
+  std::vector<Joint> joint;                // (nbodies) joint from the parent into body i;
+                                           //   joint[0]: kFree (floating/flying) or kFixed
+  std::vector<Transform> X_parent_joint;   // (nbodies) joint frame in the parent body frame;
+                                           //   for body 0, in the inertial frame
+  std::vector<Inertia> inertia;            // (nbodies) about the body origin, body components,
+                                           //   with all fixed links merged in
+  std::vector<Frame> frames;               // every named link
+
+  Vector3 gravity_W = Vector3::Zero();     // [m/s^2] uniform gravity, inertial components
+
+  Eigen::VectorXd lower_position_limit;    // (nq) [rad or m], -inf where none
+  Eigen::VectorXd upper_position_limit;    // (nq) [rad or m], +inf where none
+  Eigen::VectorXd velocity_limit;          // (nv) [rad/s or m/s], +inf where none
+  Eigen::VectorXd effort_limit;            // (nv) [N m or N], +inf where none
+  Eigen::VectorXd armature;                // (nv) [kg m^2 or kg] reflected rotor inertia N² J_m,
+                                           //   added to the diagonal of the mass matrix
+
+  std::vector<int> v_body;                 // (nv) body whose joint owns velocity coordinate k
+
+  bool hasFreeBase() const { return !joint.empty() && joint[0].type == JointType::kFree; }
+  // Number of velocity coordinates of the base (6 for floating and flying, 0 for fixed).
+  int baseDofs() const { return hasFreeBase() ? 6 : 0; }
+
+  int frameId(std::string_view frame_name) const;   // -1 if there is no such frame
+  int bodyOfJoint(std::string_view joint_name) const;  // -1 if no moving joint has that name
+  // Names of the velocity coordinates, in order: base_vx … base_wz, then joint[:k].
+  std::vector<std::string> velocityNames() const;
+  // Names of the configuration coordinates, in order: base_x … base_qz, then joint[:k].
+  std::vector<std::string> configurationNames() const;
+  double totalMass() const;
+};
+
+}  // namespace grapple::core

@@ -1,0 +1,297 @@
+#include "core/model/model_builder.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <Eigen/Eigenvalues>
+
+namespace grapple::core {
+namespace {
+
+std::string prefix(const std::string& where) { return where.empty() ? std::string() : where + ": "; }
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw ModelError(prefix(where) + what);
+}
+
+bool allFinite(const Transform& X) { return X.R.allFinite() && X.p.allFinite(); }
+
+}  // namespace
+
+std::string checkPhysicalInertia(double mass, const Matrix3& I) {
+  if (!std::isfinite(mass) || !I.allFinite()) return "mass and inertia must be finite numbers";
+  if (mass < 0.0) return "mass must be >= 0 kg (got " + std::to_string(mass) + ")";
+  const double scale = std::max(1e-12, I.cwiseAbs().maxCoeff());
+  if ((I - I.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale) return "inertia must be symmetric";
+  Eigen::SelfAdjointEigenSolver<Matrix3> eig(I, Eigen::EigenvaluesOnly);
+  const Vector3 d = eig.eigenvalues();
+  const double tol = 1e-9 * scale;
+  if (d.minCoeff() < -tol) {
+    std::ostringstream os;
+    os << "inertia about the centre of mass must be positive semi-definite (principal moments "
+       << d.transpose() << " kg m^2)";
+    return os.str();
+  }
+  if (d[0] + d[1] < d[2] - tol) {
+    std::ostringstream os;
+    os << "principal moments " << d.transpose()
+       << " kg m^2 violate the triangle inequality (I1 + I2 >= I3): no body has this inertia";
+    return os.str();
+  }
+  return {};
+}
+
+Model ModelBuilder::build() const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Model model;
+  model.name = name_;
+  model.base_mode = base_mode_;
+  model.gravity_W = gravity_W_;
+  if (!gravity_W_.allFinite()) fail("", "gravity must be finite");
+  if (!allFinite(base_placement_)) fail("", "base placement must be finite");
+
+  // Links: unique names, physical inertias.
+  if (links_.empty()) fail("", "model '" + name_ + "' has no links");
+  std::map<std::string, int> link_index;
+  for (std::size_t k = 0; k < links_.size(); ++k) {
+    const LinkSpec& L = links_[k];
+    if (L.name.empty()) fail(L.where, "a link has no name");
+    if (!link_index.emplace(L.name, static_cast<int>(k)).second) {
+      fail(L.where, "link '" + L.name + "' is defined twice");
+    }
+    if (!L.inertia.h.allFinite() || !std::isfinite(L.inertia.m)) {
+      fail(L.where, "link '" + L.name + "': mass and inertia must be finite numbers");
+    }
+    if (L.inertia.m == 0.0 && L.inertia.h.norm() > 0.0) {
+      fail(L.where, "link '" + L.name + "': a massless link cannot have a centre of mass offset");
+    }
+    const std::string why = checkPhysicalInertia(L.inertia.m, L.inertia.inertiaAboutCom());
+    if (!why.empty()) fail(L.where, "link '" + L.name + "': " + why);
+  }
+
+  // Joints: unique names, existing links, one parent per link, valid axes and limits.
+  std::vector<int> parent_joint(links_.size(), -1);
+  std::vector<std::vector<int>> child_joints(links_.size());
+  std::map<std::string, int> joint_names;
+  std::vector<Vector3> axis(joints_.size()), axis2(joints_.size());
+  for (std::size_t k = 0; k < joints_.size(); ++k) {
+    const JointSpec& J = joints_[k];
+    const std::string who = "joint '" + J.name + "'";
+    if (J.name.empty()) fail(J.where, "a joint has no name");
+    if (!joint_names.emplace(J.name, static_cast<int>(k)).second) {
+      fail(J.where, who + " is defined twice");
+    }
+    if (J.type == JointType::kFree) {
+      fail(J.where, who + ": free joints are only for the base (set the base mode instead)");
+    }
+    auto p = link_index.find(J.parent);
+    if (p == link_index.end()) fail(J.where, who + ": parent link '" + J.parent + "' does not exist");
+    auto c = link_index.find(J.child);
+    if (c == link_index.end()) fail(J.where, who + ": child link '" + J.child + "' does not exist");
+    if (p->second == c->second) fail(J.where, who + ": parent and child are the same link");
+    if (parent_joint[c->second] >= 0) {
+      fail(J.where, who + ": link '" + J.child + "' already has a parent joint '" +
+                        joints_[parent_joint[c->second]].name + "' (a model is a tree)");
+    }
+    parent_joint[c->second] = static_cast<int>(k);
+    child_joints[p->second].push_back(static_cast<int>(k));
+    if (!allFinite(J.origin)) fail(J.where, who + ": origin must be finite");
+    if ((J.origin.R.transpose() * J.origin.R - Matrix3::Identity()).cwiseAbs().maxCoeff() > 1e-9 ||
+        J.origin.R.determinant() < 0) {
+      fail(J.where, who + ": origin rotation is not a rotation matrix");
+    }
+    const bool needs_axis = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
+                            J.type == JointType::kCylindrical || J.type == JointType::kUniversal;
+    if (needs_axis) {
+      if (!J.axis.allFinite() || J.axis.norm() < 1e-12) fail(J.where, who + ": axis is zero");
+      axis[k] = J.axis.normalized();
+    }
+    if (J.type == JointType::kUniversal) {
+      if (!J.axis2.allFinite() || J.axis2.norm() < 1e-12) fail(J.where, who + ": axis2 is zero");
+      axis2[k] = J.axis2.normalized();
+      if (std::abs(axis[k].dot(axis2[k])) > 1e-9) {
+        fail(J.where, who + ": the two axes of a universal joint must be perpendicular");
+      }
+    }
+    const std::size_t nv = static_cast<std::size_t>(jointNv(J.type));
+    auto check_size = [&](const std::vector<double>& values, const char* what) {
+      if (!values.empty() && values.size() != nv) {
+        fail(J.where, who + ": " + what + " needs " + std::to_string(nv) + " value(s) for a " +
+                          std::string(jointTypeName(J.type)) + " joint, got " +
+                          std::to_string(values.size()));
+      }
+      for (double x : values) {
+        if (std::isnan(x)) fail(J.where, who + ": " + what + " is NaN");
+      }
+    };
+    check_size(J.lower, "lower limit");
+    check_size(J.upper, "upper limit");
+    check_size(J.velocity, "velocity limit");
+    check_size(J.effort, "effort limit");
+    check_size(J.armature, "armature");
+    if ((!J.lower.empty() || !J.upper.empty()) && J.type == JointType::kSpherical) {
+      fail(J.where, who + ": position limits are not supported on a spherical joint");
+    }
+    for (std::size_t d = 0; d < J.lower.size() && d < J.upper.size(); ++d) {
+      if (J.lower[d] > J.upper[d]) fail(J.where, who + ": lower limit is above the upper limit");
+    }
+    for (double x : J.velocity) if (x <= 0) fail(J.where, who + ": velocity limit must be > 0");
+    for (double x : J.effort) if (x <= 0) fail(J.where, who + ": effort limit must be > 0");
+    for (double x : J.armature) if (x < 0) fail(J.where, who + ": armature must be >= 0");
+  }
+
+  // The root: the only link without a parent joint.
+  int root = -1;
+  for (std::size_t k = 0; k < links_.size(); ++k) {
+    if (parent_joint[k] >= 0) continue;
+    if (root >= 0) {
+      fail(links_[k].where, "links '" + links_[root].name + "' and '" + links_[k].name +
+                                "' both have no parent joint: a model has one base");
+    }
+    root = static_cast<int>(k);
+  }
+  if (root < 0) fail("", "every link has a parent joint: the joints form a loop, there is no base");
+
+  // Walk the tree depth-first from the root (parents before children, children in the order
+  // their joints were given). Links on fixed joints are merged into the body of their parent.
+  struct LinkPlace {
+    int body = -1;
+    Transform X_body_link;
+  };
+  std::vector<LinkPlace> place(links_.size());
+  std::vector<int> joint_of_body;  // JointSpec index of each body's joint (-1 for the base)
+  place[root] = {0, Transform::Identity()};
+  model.body_name.push_back(links_[root].name);
+  model.parent.push_back(-1);
+  joint_of_body.push_back(-1);
+  {
+    Joint base;
+    base.name = "base";
+    base.type = base_mode_ == BaseMode::kFixed ? JointType::kFixed : JointType::kFree;
+    model.joint.push_back(base);
+    model.X_parent_joint.push_back(base_mode_ == BaseMode::kFixed ? base_placement_
+                                                                   : Transform::Identity());
+  }
+  std::vector<int> stack(child_joints[root].rbegin(), child_joints[root].rend());
+  int visited = 1;
+  while (!stack.empty()) {
+    const int k = stack.back();
+    stack.pop_back();
+    const JointSpec& J = joints_[k];
+    const int pl = link_index.at(J.parent), cl = link_index.at(J.child);
+    const LinkPlace& pp = place[pl];
+    if (J.type == JointType::kFixed) {
+      place[cl] = {pp.body, pp.X_body_link * J.origin};
+    } else {
+      const int b = static_cast<int>(model.parent.size());
+      place[cl] = {b, Transform::Identity()};
+      model.parent.push_back(pp.body);
+      model.body_name.push_back(J.child);
+      joint_of_body.push_back(k);
+      Joint joint;
+      joint.type = J.type;
+      joint.name = J.name;
+      joint.axis = axis[k];
+      if (J.type == JointType::kUniversal) joint.axis2 = axis2[k];
+      model.joint.push_back(joint);
+      model.X_parent_joint.push_back(pp.X_body_link * J.origin);
+    }
+    ++visited;
+    for (auto it = child_joints[cl].rbegin(); it != child_joints[cl].rend(); ++it) {
+      stack.push_back(*it);
+    }
+  }
+  if (visited != static_cast<int>(links_.size())) {
+    for (std::size_t k = 0; k < links_.size(); ++k) {
+      if (place[k].body < 0) {
+        fail(links_[k].where, "link '" + links_[k].name +
+                                  "' is not connected to the base: its joints form a loop");
+      }
+    }
+  }
+
+  model.nbodies = static_cast<int>(model.parent.size());
+  model.children.assign(model.nbodies, {});
+  for (int i = 1; i < model.nbodies; ++i) model.children[model.parent[i]].push_back(i);
+
+  // Inertias: merge every link into its body.
+  model.inertia.assign(model.nbodies, Inertia{});
+  for (std::size_t k = 0; k < links_.size(); ++k) {
+    model.inertia[place[k].body] += links_[k].inertia.toParent(place[k].X_body_link);
+    model.frames.push_back({links_[k].name, place[k].body, place[k].X_body_link});
+  }
+
+  // Coordinates, limits and armature.
+  int nq = 0, nv = 0;
+  for (Joint& j : model.joint) {
+    j.nq = jointNq(j.type);
+    j.nv = jointNv(j.type);
+    j.idx_q = nq;
+    j.idx_v = nv;
+    nq += j.nq;
+    nv += j.nv;
+  }
+  model.nq = nq;
+  model.nv = nv;
+  model.lower_position_limit = Eigen::VectorXd::Constant(nq, -kInf);
+  model.upper_position_limit = Eigen::VectorXd::Constant(nq, kInf);
+  model.velocity_limit = Eigen::VectorXd::Constant(nv, kInf);
+  model.effort_limit = Eigen::VectorXd::Constant(nv, kInf);
+  model.armature = Eigen::VectorXd::Zero(nv);
+  model.v_body.assign(nv, 0);
+  for (int i = 0; i < model.nbodies; ++i) {
+    const Joint& j = model.joint[i];
+    for (int d = 0; d < j.nv; ++d) model.v_body[j.idx_v + d] = i;
+    if (joint_of_body[i] < 0) continue;
+    const JointSpec& J = joints_[joint_of_body[i]];
+    for (int d = 0; d < j.nv; ++d) {
+      if (!J.velocity.empty()) model.velocity_limit[j.idx_v + d] = J.velocity[d];
+      if (!J.effort.empty()) model.effort_limit[j.idx_v + d] = J.effort[d];
+      if (!J.armature.empty()) model.armature[j.idx_v + d] = J.armature[d];
+      if (j.nq == j.nv) {
+        if (!J.lower.empty()) model.lower_position_limit[j.idx_q + d] = J.lower[d];
+        if (!J.upper.empty()) model.upper_position_limit[j.idx_q + d] = J.upper[d];
+      }
+    }
+  }
+
+  // A non-singular mass matrix: at the neutral configuration every joint must move some inertia
+  // (the diagonal of the composite-rigid-body mass matrix), and a free base needs a mass and a
+  // positive-definite rotational inertia of the whole system.
+  std::vector<Inertia> Ic = model.inertia;
+  for (int i = model.nbodies - 1; i > 0; --i) {
+    Ic[model.parent[i]] += Ic[i].toParent(model.X_parent_joint[i]);
+  }
+  const double mass_scale = std::max(1e-9, model.totalMass());
+  for (int i = 0; i < model.nbodies; ++i) {
+    const Joint& j = model.joint[i];
+    if (j.nv == 0) continue;
+    Matrix6 S = Matrix6::Zero();
+    std::vector<double> q0(j.nq, 0.0);
+    if (j.type == JointType::kSpherical) q0[0] = 1.0;
+    if (j.type == JointType::kFree) q0[3] = 1.0;
+    jointMotionSubspace(j, q0.data(), S);
+    if (i == 0) {
+      Eigen::SelfAdjointEigenSolver<Matrix6> eig(Ic[0].matrix(), Eigen::EigenvaluesOnly);
+      if (!(eig.eigenvalues().minCoeff() > 1e-12 * mass_scale)) {
+        fail(links_[root].where, "the free base and its bodies have no mass or no rotational "
+                                 "inertia: the mass matrix would be singular");
+      }
+      continue;
+    }
+    const Matrix6 M = Ic[i].matrix();
+    for (int d = 0; d < j.nv; ++d) {
+      const double Hdd = S.col(d).dot(M * S.col(d)) + model.armature[j.idx_v + d];
+      if (!(Hdd > 1e-12 * mass_scale)) {
+        const JointSpec& J = joints_[joint_of_body[i]];
+        fail(J.where, "joint '" + J.name + "' moves no mass or inertia along its axis: the mass "
+                      "matrix would be singular (give the bodies it carries a mass and inertia)");
+      }
+    }
+  }
+  return model;
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,75 @@
+// ModelBuilder: the mutable, link-and-joint description (the shape of URDF) that build() turns into
+// an immutable Model. Readers (URDF, YAML) and tests fill it; nothing else creates a Model.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/model/model.hpp"
+
+namespace grapple::core {
+
+// A model that cannot be built: the message says which link or joint, and where it was defined.
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct LinkSpec {
+  std::string name;
+  Inertia inertia;      // about the link origin, link components
+  std::string where;    // "file:line" of the definition, for messages (may be empty)
+};
+
+struct JointSpec {
+  std::string name;
+  JointType type = JointType::kFixed;
+  std::string parent, child;          // link names
+  Transform origin;                   // joint frame in the parent link frame (q = 0: child = joint frame)
+  Vector3 axis = Vector3::UnitZ();    // normalized by build()
+  Vector3 axis2 = Vector3::UnitY();   // universal joints
+  // One value per velocity coordinate of the joint, or empty (no limit, no armature).
+  std::vector<double> lower, upper;   // [rad or m]
+  std::vector<double> velocity;       // [rad/s or m/s]
+  std::vector<double> effort;         // [N m or N]
+  std::vector<double> armature;       // [kg m^2 or kg]
+  std::string where;
+};
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::string name = "model") : name_(std::move(name)) {}
+
+  void setName(std::string name) { name_ = std::move(name); }
+  void setBaseMode(BaseMode mode) { base_mode_ = mode; }
+  // Pose of the base link in the inertial frame (a fixed base only; a free base takes it from q).
+  void setBasePlacement(const Transform& X_world_base) { base_placement_ = X_world_base; }
+  void setGravity(const Vector3& g_W) { gravity_W_ = g_W; }
+
+  void addLink(LinkSpec link) { links_.push_back(std::move(link)); }
+  void addJoint(JointSpec joint) { joints_.push_back(std::move(joint)); }
+
+  const std::vector<LinkSpec>& links() const { return links_; }
+  const std::vector<JointSpec>& joints() const { return joints_; }
+  BaseMode baseMode() const { return base_mode_; }
+
+  // Checks everything (names, tree, axes, inertias, limits, a non-singular mass matrix) and throws
+  // ModelError naming the faulty link or joint. The link without a parent joint becomes the base.
+  Model build() const;
+
+ private:
+  std::string name_;
+  BaseMode base_mode_ = BaseMode::kFixed;
+  Transform base_placement_;
+  Vector3 gravity_W_ = Vector3::Zero();
+  std::vector<LinkSpec> links_;
+  std::vector<JointSpec> joints_;
+};
+
+// Checks that (mass, inertia about the centre of mass) can be a physical body: finite, mass >= 0,
+// symmetric, positive semi-definite, principal moments satisfying the triangle inequality.
+// Returns an empty string when valid, otherwise what is wrong.
+std::string checkPhysicalInertia(double mass, const Matrix3& I_com);
+
+}  // namespace grapple::core
