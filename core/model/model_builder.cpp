@@ -10,10 +10,8 @@
 namespace grapple::core {
 namespace {
 
-std::string prefix(const std::string& where) { return where.empty() ? std::string() : where + ": "; }
-
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw ModelError(prefix(where) + what);
+[[noreturn]] void fail(const SourceLocation& where, const std::string& what) {
+  throw ModelError(where, what);
 }
 
 bool allFinite(const Transform& X) { return X.R.allFinite() && X.p.allFinite(); }
@@ -49,11 +47,11 @@ Model ModelBuilder::build() const {
   model.name = name_;
   model.base_mode = base_mode_;
   model.gravity_W = gravity_W_;
-  if (!gravity_W_.allFinite()) fail("", "gravity must be finite");
-  if (!allFinite(base_placement_)) fail("", "base placement must be finite");
+  if (!gravity_W_.allFinite()) fail({}, "gravity must be finite");
+  if (!allFinite(base_placement_)) fail({}, "base placement must be finite");
 
   // Links: unique names, physical inertias.
-  if (links_.empty()) fail("", "model '" + name_ + "' has no links");
+  if (links_.empty()) fail({}, "model '" + name_ + "' has no links");
   std::map<std::string, int> link_index;
   for (std::size_t k = 0; k < links_.size(); ++k) {
     const LinkSpec& L = links_[k];
@@ -152,7 +150,18 @@ Model ModelBuilder::build() const {
     }
     root = static_cast<int>(k);
   }
-  if (root < 0) fail("", "every link has a parent joint: the joints form a loop, there is no base");
+  if (root < 0) {
+    // Every link has a parent: follow parents from the first link until one repeats.
+    std::vector<bool> seen(links_.size(), false);
+    int link = 0, joint = parent_joint[0];
+    while (!seen[link]) {
+      seen[link] = true;
+      joint = parent_joint[link];
+      link = link_index.at(joints_[joint].parent);
+    }
+    fail(joints_[joint].where, "joint '" + joints_[joint].name +
+                                   "' closes a loop of joints: a model is a tree with one base");
+  }
 
   // Walk the tree depth-first from the root (parents before children, children in the order
   // their joints were given). Links on fixed joints are merged into the body of their parent.

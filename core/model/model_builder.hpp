@@ -10,16 +10,35 @@
 
 namespace grapple::core {
 
-// A model that cannot be built: the message says which link or joint, and where it was defined.
+// Where a link or joint was defined, for messages ("robot.urdf:12").
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 1-based, 0 if unknown
+  std::string str() const {
+    return file.empty() ? std::string() : line > 0 ? file + ":" + std::to_string(line) : file;
+  }
+};
+
+// A model that cannot be built: the message says which link or joint; the location where it was
+// defined (empty for models built in code). what() is "file:line: message".
 class ModelError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  ModelError(SourceLocation where, const std::string& message)
+      : std::runtime_error(where.str().empty() ? message : where.str() + ": " + message),
+        where_(std::move(where)),
+        message_(message) {}
+  const SourceLocation& where() const { return where_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  SourceLocation where_;
+  std::string message_;
 };
 
 struct LinkSpec {
   std::string name;
   Inertia inertia;      // about the link origin, link components
-  std::string where;    // "file:line" of the definition, for messages (may be empty)
+  SourceLocation where;
 };
 
 struct JointSpec {
@@ -34,7 +53,7 @@ struct JointSpec {
   std::vector<double> velocity;       // [rad/s or m/s]
   std::vector<double> effort;         // [N m or N]
   std::vector<double> armature;       // [kg m^2 or kg]
-  std::string where;
+  SourceLocation where;
 };
 
 class ModelBuilder {

@@ -29,7 +29,7 @@ Model randomTree(std::mt19937& rng, const RandomTreeOptions& o) {
   b.setBaseMode(o.base);
   auto link = [&](const std::string& name, double mass) {
     const Vector3 com(pos(rng), pos(rng), pos(rng));
-    b.addLink({name, Inertia::FromCom(mass, com, randomInertiaAboutCom(rng, mass)), ""});
+    b.addLink({name, Inertia::FromCom(mass, com, randomInertiaAboutCom(rng, mass))});
   };
   link("base", 20.0 + 80.0 * u(rng));
   const JointType types[] = {JointType::kRevolute, JointType::kPrismatic, JointType::kCylindrical,
@@ -63,7 +63,7 @@ Model serialChain(int n, BaseMode base) {
   b.setBaseMode(base);
   b.addLink({"base", Inertia::FromCom(100.0, Vector3::Zero(),
                                       Vector3(16.7, 16.7, 16.7).asDiagonal().toDenseMatrix()),
-             ""});
+             {}});
   const Vector3 axes[3] = {Vector3::UnitZ(), Vector3::UnitY(), Vector3::UnitX()};
   for (int k = 1; k <= n; ++k) {
     const std::string name = "link" + std::to_string(k);
@@ -72,7 +72,7 @@ Model serialChain(int n, BaseMode base) {
                                       Vector3(0.001, m * l * l / 12, m * l * l / 12)
                                           .asDiagonal()
                                           .toDenseMatrix()),
-               ""});
+               {}});
     JointSpec j;
     j.name = "joint" + std::to_string(k);
     j.type = JointType::kRevolute;

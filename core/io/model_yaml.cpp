@@ -1,0 +1,203 @@
+#include "core/io/model_yaml.hpp"
+
+#include "core/io/urdf.hpp"
+#include "core/math/dh.hpp"
+#include "core/math/rotation.hpp"
+
+namespace grapple::core {
+namespace {
+
+SourceLocation at(const yaml::Reader& r, const YAML::Node& n) { return {r.file(), yaml::lineOf(n)}; }
+
+// {xx, yy, zz, xy, xz, yz}: the entries of the inertia tensor about the centre of mass [kg m^2].
+Matrix3 readInertia(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  r.checkKeys(n, {"xx", "yy", "zz", "xy", "xz", "yz"}, what);
+  const double xx = r.nonNegative(r.require(n, "xx", what), what + ".xx");
+  const double yy = r.nonNegative(r.require(n, "yy", what), what + ".yy");
+  const double zz = r.nonNegative(r.require(n, "zz", what), what + ".zz");
+  const double xy = r.number(n, "xy", 0.0, what + ".xy");
+  const double xz = r.number(n, "xz", 0.0, what + ".xz");
+  const double yz = r.number(n, "yz", 0.0, what + ".yz");
+  Matrix3 I;
+  I << xx, xy, xz, xy, yy, yz, xz, yz, zz;
+  return I;
+}
+
+// mass [kg], com [m] and inertia about the com, in the link frame.
+Inertia readBody(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  const YAML::Node mass = n["mass"];
+  const double m = mass.IsDefined() ? r.nonNegative(mass, what + ".mass") : 0.0;
+  const Vector3 com = n["com"].IsDefined() ? r.vector3(n["com"], what + ".com") : Vector3::Zero();
+  const Matrix3 I = n["inertia"].IsDefined() ? readInertia(r, n["inertia"], what + ".inertia")
+                                             : Matrix3::Zero();
+  const std::string why = checkPhysicalInertia(m, I);
+  if (!why.empty()) r.fail(n["inertia"].IsDefined() ? n["inertia"] : n, what + ": " + why);
+  if (m == 0.0 && com.norm() > 0) r.fail(n["com"], what + ": a massless link has no centre of mass");
+  return Inertia::FromCom(m, com, I);
+}
+
+Transform readOrigin(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  r.checkKeys(n, {"xyz", "rpy"}, what);
+  const Vector3 xyz = n["xyz"].IsDefined() ? r.vector3(n["xyz"], what + ".xyz") : Vector3::Zero();
+  const Vector3 rpy = n["rpy"].IsDefined() ? r.vector3(n["rpy"], what + ".rpy") : Vector3::Zero();
+  return {rpyToMatrix(rpy), xyz};
+}
+
+// Per-DOF values: a number for a 1-DOF joint, a list for more.
+std::vector<double> readPerDof(const yaml::Reader& r, const YAML::Node& n, int nv,
+                               const std::string& what) {
+  if (n.IsSequence()) return r.numbers(n, nv, what);
+  if (nv != 1) r.fail(n, what + ": expected a list of " + std::to_string(nv) + " numbers");
+  return {r.number(n, what)};
+}
+
+JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::string& child,
+                    const std::string& what) {
+  r.checkKeys(n, {"name", "type", "parent", "origin", "dh", "axis", "axis2", "limits", "armature"},
+              what);
+  JointSpec j;
+  j.where = at(r, n);
+  j.child = child;
+  j.name = r.string(r.require(n, "name", what), what + ".name");
+  const std::string type =
+      r.choice(r.require(n, "type", what),
+               {"revolute", "prismatic", "fixed", "cylindrical", "universal", "spherical"},
+               what + ".type");
+  j.type = *jointTypeFromName(type);
+  j.parent = r.string(r.require(n, "parent", what), what + ".parent");
+  const int nv = jointNv(j.type);
+  if (n["origin"].IsDefined() && n["dh"].IsDefined()) {
+    r.fail(n["dh"], what + ": give either origin or dh, not both");
+  }
+  if (n["origin"].IsDefined()) j.origin = readOrigin(r, n["origin"], what + ".origin");
+  if (n["dh"].IsDefined()) {
+    const YAML::Node dh = n["dh"];
+    const std::string w = what + ".dh";
+    r.checkKeys(dh, {"convention", "d", "a", "alpha", "theta"}, w);
+    const std::string conv = r.choice(r.require(dh, "convention", w), {"adapted", "modified"},
+                                      w + ".convention");
+    const double d = r.number(dh, "d", 0.0, w + ".d"), a = r.number(dh, "a", 0.0, w + ".a");
+    const double alpha = r.number(dh, "alpha", 0.0, w + ".alpha");
+    const double theta = r.number(dh, "theta", 0.0, w + ".theta");
+    if (conv == "adapted") {
+      // Trans(d,Z) Trans(a,X) Rot(α,X) Rot(θ,Z): the joint variable of a revolute joint adds to
+      // θ; a prismatic variable would add to d, before the rotations (thesis footnote 6).
+      if (j.type == JointType::kPrismatic || j.type == JointType::kCylindrical) {
+        r.fail(dh, w + ": the adapted DH convention cannot carry a prismatic joint (its d comes "
+                       "before the rotations); use the modified convention or an origin");
+      }
+      j.origin = dhAdapted(d, a, alpha, theta);
+    } else {
+      j.origin = dhModified(d, a, alpha, theta);
+    }
+    if (n["axis"].IsDefined()) r.fail(n["axis"], what + ": a DH joint moves along its z axis");
+  }
+  if (n["axis"].IsDefined()) j.axis = r.vector3(n["axis"], what + ".axis");
+  if (n["axis2"].IsDefined()) {
+    if (j.type != JointType::kUniversal) r.fail(n["axis2"], what + ": axis2 is for universal joints");
+    j.axis2 = r.vector3(n["axis2"], what + ".axis2");
+  }
+  if (n["limits"].IsDefined()) {
+    const YAML::Node l = n["limits"];
+    const std::string w = what + ".limits";
+    r.checkKeys(l, {"lower", "upper", "velocity", "effort"}, w);
+    if (nv == 0) r.fail(l, what + ": a fixed joint has no limits");
+    if (l["lower"].IsDefined()) j.lower = readPerDof(r, l["lower"], nv, w + ".lower");
+    if (l["upper"].IsDefined()) j.upper = readPerDof(r, l["upper"], nv, w + ".upper");
+    if (l["velocity"].IsDefined()) j.velocity = readPerDof(r, l["velocity"], nv, w + ".velocity");
+    if (l["effort"].IsDefined()) j.effort = readPerDof(r, l["effort"], nv, w + ".effort");
+  }
+  if (n["armature"].IsDefined()) {
+    if (nv == 0) r.fail(n["armature"], what + ": a fixed joint has no armature");
+    j.armature = readPerDof(r, n["armature"], nv, what + ".armature");
+  }
+  return j;
+}
+
+}  // namespace
+
+ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
+  r.checkKeys(model, {"name", "gravity", "base", "links"}, "model");
+  ModelBuilder b(model["name"].IsDefined() ? r.string(model["name"], "model.name") : "model");
+  if (model["gravity"].IsDefined()) b.setGravity(r.vector3(model["gravity"], "model.gravity"));
+  const YAML::Node base = r.require(model, "base", "model");
+  r.checkKeys(base, {"name", "mode", "mass", "com", "inertia", "placement"}, "model.base");
+  const std::string mode = r.choice(r.require(base, "mode", "model.base"),
+                                    {"fixed", "floating", "flying"}, "model.base.mode");
+  b.setBaseMode(mode == "fixed" ? BaseMode::kFixed
+                                : mode == "floating" ? BaseMode::kFloating : BaseMode::kFlying);
+  if (base["placement"].IsDefined()) {
+    if (mode != "fixed") {
+      r.fail(base["placement"], "model.base.placement: only a fixed base has a placement (a free "
+                                "base takes its pose from the state)");
+    }
+    b.setBasePlacement(readOrigin(r, base["placement"], "model.base.placement"));
+  }
+  const std::string base_name = base["name"].IsDefined() ? r.string(base["name"], "model.base.name")
+                                                         : std::string("base");
+  b.addLink({base_name, readBody(r, base, "model.base"), at(r, base)});
+  if (model["links"].IsDefined()) {
+    const YAML::Node links = model["links"];
+    r.requireSequence(links, "model.links");
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      const YAML::Node l = links[k];
+      const std::string what = "model.links[" + std::to_string(k) + "]";
+      r.checkKeys(l, {"name", "mass", "com", "inertia", "joint"}, what);
+      const std::string name = r.string(r.require(l, "name", what), what + ".name");
+      b.addLink({name, readBody(r, l, "link '" + name + "'"), at(r, l)});
+      b.addJoint(readJoint(r, r.require(l, "joint", what), name, "link '" + name + "'.joint"));
+    }
+  }
+  return b;
+}
+
+namespace {
+
+ModelBuilder readModelFile(const std::string& path) {
+  const YAML::Node doc = yaml::loadFile(path);
+  const yaml::Reader r(path);
+  r.checkKeys(doc, {"format", "model"}, "file");
+  const int format = r.integer(r.require(doc, "format", "file"), "format");
+  if (format != 1) {
+    r.fail(doc["format"], "format: this Grapple reads format 1, got " + std::to_string(format));
+  }
+  return readModelYaml(r, r.require(doc, "model", "file"));
+}
+
+Model buildOrThrow(const ModelBuilder& b, const std::string& path) {
+  try {
+    return b.build();
+  } catch (const ModelError& e) {
+    throw LoadError(path, e.where().line, e.message());
+  }
+}
+
+}  // namespace
+
+Model loadModelYaml(const std::string& path) { return buildOrThrow(readModelFile(path), path); }
+
+Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
+                    std::vector<std::string>* warnings) {
+  auto ends_with = [&](const char* ext) {
+    const std::string e(ext);
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends_with(".urdf") || ends_with(".URDF")) {
+    UrdfOptions o;
+    o.base_mode = base_mode;
+    UrdfResult res = loadUrdf(path, o);
+    if (warnings) warnings->insert(warnings->end(), res.warnings.begin(), res.warnings.end());
+    return std::move(res.model);
+  }
+  if (ends_with(".yaml") || ends_with(".yml")) {
+    ModelBuilder b = readModelFile(path);
+    if (base_mode && *base_mode != b.baseMode()) {
+      b.setBaseMode(*base_mode);
+      b.setBasePlacement(Transform::Identity());
+    }
+    return buildOrThrow(b, path);
+  }
+  throw LoadError(path, 0, "unknown model file type (expected .urdf, .yaml or .yml)");
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,25 @@
+// Robot descriptions in YAML (format 1): a base and a list of links, each hanging from its parent
+// by one joint placed by an origin (xyz, rpy) or by Denavit–Hartenberg parameters. The format is
+// documented in scenarios/README.md; the scenario format embeds the same `model` map.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/io/yaml_util.hpp"
+#include "core/model/model_builder.hpp"
+
+namespace grapple::core {
+
+// Fills a builder from the `model` map of a YAML document; throws LoadError.
+ModelBuilder readModelYaml(const yaml::Reader& reader, const YAML::Node& model_node);
+// A whole model file (`format: 1` and `model:`); throws LoadError.
+Model loadModelYaml(const std::string& path);
+
+// Any robot file, by extension: .urdf (URDF) or .yaml/.yml (YAML). `base_mode` overrides the
+// file's base mode; URDF warnings (elements read but not modelled) are appended to `warnings`.
+Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode = std::nullopt,
+                    std::vector<std::string>* warnings = nullptr);
+
+}  // namespace grapple::core

@@ -1,0 +1,184 @@
+// core/math: every operator against its explicit matrix, every conversion against its inverse,
+// and the DH conventions against the thesis' equivalence rule.
+#include <QtTest>
+
+#include <random>
+
+#include <Eigen/LU>
+
+#include "core/math/dh.hpp"
+#include "core/math/rotation.hpp"
+#include "core/math/spatial.hpp"
+#include "tests/support/compare.hpp"
+#include "tests/support/random_model.hpp"
+
+using namespace grapple::core;
+
+namespace {
+
+std::mt19937 rng(1234);
+double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
+Vector3 randomVector3(double s = 1.0) { return {uniform(-s, s), uniform(-s, s), uniform(-s, s)}; }
+Vector6 randomVector6() {
+  Vector6 x;
+  for (int k = 0; k < 6; ++k) x[k] = uniform(-1, 1);
+  return x;
+}
+Transform randomTransform() { return {expSO3(randomVector3(3.0)), randomVector3(2.0)}; }
+
+}  // namespace
+
+class TestMath : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void Quaternion_MatrixRoundTrip() {
+    for (int k = 0; k < 200; ++k) {
+      const Matrix3 R = expSO3(randomVector3(3.0));
+      const Vector4 q = matrixToQuat(R);
+      QVERIFY(q[0] >= 0);
+      EXPECT_MATRIX_NEAR(quatToMatrix(q), R, 1e-14);
+    }
+    // 180° rotations, where the trace is -1.
+    for (const Vector3& axis : {Vector3::UnitX(), Vector3::UnitY(), Vector3::UnitZ()}) {
+      const Matrix3 R = axisAngle(axis, M_PI);
+      EXPECT_MATRIX_NEAR(quatToMatrix(matrixToQuat(R)), R, 1e-14);
+    }
+  }
+
+  // Hamilton convention, scalar first: a 90° rotation about z maps x to y, and composition
+  // matches matrix products.
+  void Quaternion_HamiltonConvention() {
+    const Vector4 qz(std::cos(M_PI / 4), 0, 0, std::sin(M_PI / 4));
+    EXPECT_MATRIX_NEAR(Vector3(quatToMatrix(qz) * Vector3::UnitX()), Vector3(Vector3::UnitY()), 1e-15);
+    for (int k = 0; k < 50; ++k) {
+      const Vector4 a = quatExp(randomVector3(2)), b = quatExp(randomVector3(2));
+      EXPECT_MATRIX_NEAR(quatToMatrix(quatMultiply(a, b)), Matrix3(quatToMatrix(a) * quatToMatrix(b)), 1e-14);
+    }
+  }
+
+  void Quaternion_ExpLogAndRate() {
+    for (int k = 0; k < 100; ++k) {
+      const Vector3 phi = randomVector3(1.5);
+      EXPECT_MATRIX_NEAR(quatLog(quatExp(phi)), phi, 1e-13);
+      EXPECT_MATRIX_NEAR(quatToMatrix(quatExp(phi)), expSO3(phi), 1e-14);
+      // dQ/dt = ½ Q ⊗ [0; ω] is the derivative of Q ⊗ exp(ω t).
+      const Vector4 Q = quatExp(randomVector3(2));
+      const Vector3 w = randomVector3();
+      const double h = 1e-6;
+      const Vector4 fd = (quatMultiply(Q, quatExp(w * h)) - quatMultiply(Q, quatExp(-w * h))) / (2 * h);
+      EXPECT_MATRIX_NEAR(quatRateBody(Q, w), fd, 1e-9);
+    }
+    EXPECT_MATRIX_NEAR(quatLog(Vector4(1, 0, 0, 0)), Vector3::Zero(), 0.0);
+  }
+
+  void Rpy_IsThreeTwoOneAndRoundTrips() {
+    for (int k = 0; k < 100; ++k) {
+      const Vector3 rpy(uniform(-3, 3), uniform(-1.5, 1.5), uniform(-3, 3));
+      const Matrix3 R = rpyToMatrix(rpy);
+      EXPECT_MATRIX_NEAR(R, Matrix3(rotZ(rpy.z()) * rotY(rpy.y()) * rotX(rpy.x())), 1e-15);
+      EXPECT_MATRIX_NEAR(matrixToRpy(R), rpy, 1e-12);
+    }
+    // Thesis eq. 4.2, entry (3,1) = -sin(pitch), (1,1) = cos(pitch) cos(yaw).
+    const Matrix3 R = rpyToMatrix(Vector3(0.1, 0.2, 0.3));
+    QCOMPARE_LE(std::abs(R(2, 0) + std::sin(0.2)), 1e-15);
+    QCOMPARE_LE(std::abs(R(0, 0) - std::cos(0.2) * std::cos(0.3)), 1e-15);
+  }
+
+  void Se3_ExpLogRoundTrip() {
+    for (int k = 0; k < 100; ++k) {
+      const Vector6 xi = randomVector6() * 2.0;
+      const Transform X = expSE3(xi);
+      EXPECT_MATRIX_NEAR(logSE3(X), xi, 1e-12);
+      // A constant body twist: d/dt X(t) at t = 0 is the twist.
+      const double h = 1e-6;
+      const Transform Xp = expSE3(xi * h), Xm = expSE3(-xi * h);
+      EXPECT_MATRIX_NEAR(Vector3((Xp.p - Xm.p) / (2 * h)), Vector3(xi.head<3>()), 1e-9);
+    }
+  }
+
+  // The twist-propagation operators against the explicit 6x6 matrix A of thesis eq. 4.29-4.31.
+  void Spatial_OperatorsMatchExplicitMatrices() {
+    for (int k = 0; k < 100; ++k) {
+      const Transform X = randomTransform();
+      const Matrix6 A = motionToChildMatrix(X);
+      const Vector6 t = randomVector6(), w = randomVector6();
+      EXPECT_MATRIX_NEAR(motionToChild(X, t), Vector6(A * t), 1e-14);
+      EXPECT_MATRIX_NEAR(motionToParent(X, t), Vector6(A.inverse() * t), 1e-13);
+      EXPECT_MATRIX_NEAR(forceToParent(X, w), Vector6(A.transpose() * w), 1e-14);
+      EXPECT_MATRIX_NEAR(forceToChild(X, w), Vector6(A.transpose().inverse() * w), 1e-13);
+      // Power is frame-invariant: t_P · w_P = t_C · w_C.
+      QCOMPARE_LE(std::abs(t.dot(forceToParent(X, w)) - motionToChild(X, t).dot(w)), 1e-13);
+      Matrix6 M = Matrix6::Random();
+      EXPECT_MATRIX_NEAR(congruenceToParent(X, M), Matrix6(A.transpose() * M * A), 1e-13);
+      M = M + M.transpose().eval();
+      EXPECT_MATRIX_NEAR(congruenceToParentSymmetric(X, M), Matrix6(A.transpose() * M * A), 1e-13);
+    }
+  }
+
+  void Spatial_CrossProducts() {
+    for (int k = 0; k < 50; ++k) {
+      const Vector6 t = randomVector6(), m = randomVector6(), f = randomVector6();
+      EXPECT_MATRIX_NEAR(crossMotion(t, m), Vector6(crossMotionMatrix(t) * m), 1e-15);
+      EXPECT_MATRIX_NEAR(crossForce(t, f), Vector6(crossForceMatrix(t) * f), 1e-15);
+      EXPECT_MATRIX_NEAR(crossForceMatrix(t), Matrix6(-crossMotionMatrix(t).transpose()), 0.0);
+      EXPECT_MATRIX_NEAR(crossMotion(t, t), Vector6::Zero(), 0.0);
+    }
+  }
+
+  // M t = [momentum; angular momentum about O] of a rigid body, and A^T M A moves it.
+  void Inertia_MatrixMomentumAndShift() {
+    for (int k = 0; k < 50; ++k) {
+      const double m = uniform(0.5, 10);
+      const Vector3 c = randomVector3();
+      const Inertia I = Inertia::FromCom(m, c, grapple::test::randomInertiaAboutCom(rng, m));
+      const Vector6 t = randomVector6();
+      EXPECT_MATRIX_NEAR(Vector6(I * t), Vector6(I.matrix() * t), 1e-13);
+      const Vector3 v_G = t.head<3>() + t.tail<3>().cross(c);
+      EXPECT_MATRIX_NEAR(Vector3((I * t).head<3>()), Vector3(m * v_G), 1e-13);
+      EXPECT_MATRIX_NEAR(I.com(), c, 1e-14);
+      const Transform X = randomTransform();
+      const Matrix6 A = motionToChildMatrix(X);
+      EXPECT_MATRIX_NEAR(I.toParent(X).matrix(), Matrix6(A.transpose() * I.matrix() * A), 1e-12);
+    }
+  }
+
+  // Thesis App. A.1: [d_{i+1} a_{i+1} α_{i+1} θ_{i+1}]_Adapted = [d_i a_i α_i θ_{i+1}]_Classic,
+  // so a chain of adapted transforms equals the classic chain with shifted indices:
+  //   Rz(θ1) · Π_{i=2..n} A(d_i, a_i, α_i, θ_i) · Tz(d_{n+1}) Tx(a_{n+1}) Rx(α_{n+1})
+  //   = Π_{i=1..n} C(d_{i+1}, a_{i+1}, α_{i+1}, θ_i)
+  void Dh_AdaptedEqualsClassicWithShiftedIndices() {
+    for (int trial = 0; trial < 20; ++trial) {
+      const int n = 5;
+      std::vector<double> d(n + 2), a(n + 2), alpha(n + 2), theta(n + 2);
+      for (int i = 0; i < n + 2; ++i) {
+        d[i] = uniform(-1, 1);
+        a[i] = uniform(0, 2);
+        alpha[i] = uniform(-3, 3);
+        theta[i] = uniform(-3, 3);
+      }
+      Transform adapted = dhAdapted(0, 0, 0, theta[1]);
+      for (int i = 2; i <= n; ++i) adapted = adapted * dhAdapted(d[i], a[i], alpha[i], theta[i]);
+      adapted = adapted * dhAdapted(d[n + 1], a[n + 1], alpha[n + 1], 0.0);
+      Transform classic;
+      for (int i = 1; i <= n; ++i) classic = classic * dhClassic(d[i + 1], a[i + 1], alpha[i + 1], theta[i]);
+      EXPECT_MATRIX_NEAR(adapted.R, classic.R, 1e-13);
+      EXPECT_MATRIX_NEAR(adapted.p, classic.p, 1e-13);
+    }
+    // Thesis eq. 4.23: the offset expressed in R_i.
+    const double d = 0.3, a = 0.7, al = 0.4, th = 1.1;
+    const Transform T = dhAdapted(d, a, al, th);
+    const Vector3 p_i(a * std::cos(th) + d * std::sin(th) * std::sin(al),
+                      -a * std::sin(th) + d * std::cos(th) * std::sin(al), d * std::cos(al));
+    EXPECT_MATRIX_NEAR(Vector3(T.R.transpose() * T.p), p_i, 1e-15);
+    // Modified DH: Rot(α,X) Trans(a,X) Rot(θ,Z) Trans(d,Z).
+    const Transform Mod = dhModified(d, a, al, th);
+    const Transform expect = Transform{rotX(al), Vector3::Zero()} * Transform{Matrix3::Identity(), Vector3(a, 0, 0)} *
+                             Transform{rotZ(th), Vector3::Zero()} * Transform{Matrix3::Identity(), Vector3(0, 0, d)};
+    EXPECT_MATRIX_NEAR(Mod.p, expect.p, 1e-15);
+    EXPECT_MATRIX_NEAR(Mod.R, expect.R, 1e-15);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestMath)
+#include "test_math.moc"
