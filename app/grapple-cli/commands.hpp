@@ -1,0 +1,27 @@
+// The commands of grapple-cli. Each returns the process exit code; a LoadError (bad model, state
+// or scenario) becomes exit code 2 in main(), a UsageError too.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/model/model.hpp"
+
+namespace grapple::cli {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+core::BaseMode parseBaseMode(const std::string& word);
+// The built-in scenarios folder: $GRAPPLE_SCENARIO_DIR, else the one of the source tree.
+std::string scenarioDir();
+std::string defaultModelPath();
+
+int runProbe(const std::vector<std::string>& args);
+int runInfo(const std::vector<std::string>& args);
+int runSummary(const std::vector<std::string>& args);
+
+}  // namespace grapple::cli

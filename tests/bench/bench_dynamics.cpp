@@ -1,0 +1,83 @@
+// Google Benchmark of the hot algorithms: forward dynamics, inverse dynamics, mass matrix and
+// Coriolis matrix, on the MDA arm on its free-floating base (12 DOF) and on serial chains of
+// 1..128 revolute joints on a floating base. Run: scripts/bench.sh (not part of ctest).
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <random>
+
+#include "core/dynamics/configuration.hpp"
+#include "core/dynamics/coriolis.hpp"
+#include "core/dynamics/forward_dynamics.hpp"
+#include "core/dynamics/inverse_dynamics.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/io/model_yaml.hpp"
+#include "tests/support/random_model.hpp"
+
+using namespace grapple::core;
+using Eigen::VectorXd;
+
+namespace {
+
+struct Fixture {
+  Model model;
+  std::unique_ptr<Data> data;
+  VectorXd q, v, a, tau;
+  explicit Fixture(Model m) : model(std::move(m)) {
+    data = std::make_unique<Data>(model);
+    std::mt19937 rng(1);
+    std::normal_distribution<double> n(0.0, 1.0);
+    q = randomConfiguration(model, rng);
+    v = VectorXd::NullaryExpr(model.nv, [&] { return n(rng); });
+    a = VectorXd::NullaryExpr(model.nv, [&] { return n(rng); });
+    tau = VectorXd::NullaryExpr(model.nv, [&] { return n(rng); });
+  }
+};
+
+Fixture& mda() {
+  static Fixture f(loadModelYaml(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/mda_deos.yaml"));
+  return f;
+}
+
+Fixture& chain(int n) {
+  static std::map<int, std::unique_ptr<Fixture>> cache;
+  auto& f = cache[n];
+  if (!f) f = std::make_unique<Fixture>(grapple::test::serialChain(n, BaseMode::kFloating));
+  return *f;
+}
+
+template <typename Algo>
+void run(benchmark::State& state, Fixture& f, Algo algo) {
+  for (auto _ : state) {
+    algo(f);
+    benchmark::ClobberMemory();
+  }
+  state.counters["nv"] = f.model.nv;
+}
+
+const auto kFd = [](Fixture& f) { benchmark::DoNotOptimize(forwardDynamics(f.model, *f.data, f.q, f.v, f.tau).data()); };
+const auto kId = [](Fixture& f) { benchmark::DoNotOptimize(inverseDynamics(f.model, *f.data, f.q, f.v, f.a).data()); };
+const auto kH = [](Fixture& f) { benchmark::DoNotOptimize(massMatrix(f.model, *f.data, f.q).data()); };
+const auto kC = [](Fixture& f) { benchmark::DoNotOptimize(coriolisMatrix(f.model, *f.data, f.q, f.v).data()); };
+
+void MDA_ForwardDynamics(benchmark::State& s) { run(s, mda(), kFd); }
+void MDA_InverseDynamics(benchmark::State& s) { run(s, mda(), kId); }
+void MDA_MassMatrix(benchmark::State& s) { run(s, mda(), kH); }
+void MDA_CoriolisMatrix(benchmark::State& s) { run(s, mda(), kC); }
+void Chain_ForwardDynamics(benchmark::State& s) { run(s, chain(static_cast<int>(s.range(0))), kFd); }
+void Chain_InverseDynamics(benchmark::State& s) { run(s, chain(static_cast<int>(s.range(0))), kId); }
+void Chain_MassMatrix(benchmark::State& s) { run(s, chain(static_cast<int>(s.range(0))), kH); }
+void Chain_CoriolisMatrix(benchmark::State& s) { run(s, chain(static_cast<int>(s.range(0))), kC); }
+
+}  // namespace
+
+BENCHMARK(MDA_ForwardDynamics);
+BENCHMARK(MDA_InverseDynamics);
+BENCHMARK(MDA_MassMatrix);
+BENCHMARK(MDA_CoriolisMatrix);
+BENCHMARK(Chain_ForwardDynamics)->RangeMultiplier(2)->Range(1, 128);
+BENCHMARK(Chain_InverseDynamics)->RangeMultiplier(2)->Range(1, 128);
+BENCHMARK(Chain_MassMatrix)->RangeMultiplier(2)->Range(1, 128);
+BENCHMARK(Chain_CoriolisMatrix)->RangeMultiplier(2)->Range(1, 128);
+
+BENCHMARK_MAIN();
