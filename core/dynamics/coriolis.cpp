@@ -24,7 +24,7 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
     detail::updateJointPlacement(m, d, i, q.data());
-    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
     const int p = m.parent[i];
     d.t[i] = p < 0 ? vJ : Vector6(motionToChild(d.X_parent[i], d.t[p]) + vJ);
     const Vector6& t = d.t[i];

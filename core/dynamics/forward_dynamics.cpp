@@ -20,20 +20,25 @@ void upperSweep(const Model& m, Data& d, const double* b, std::vector<Vector6>& 
     const int p = m.parent[i];
     Vector6& zeta = acc[i];
     if (nv == 1) {
-      const auto s = d.S[i].col(0);
+      const int ax = detail::unitAxisIndex(j.type);  // P_i = e_ax
       if constexpr (kFactorize) {
-        const Vector6 phibar = d.Mbar[i] * s;
-        const double delta = s.dot(phibar) + m.armature[iv];
-        d.Delta_inv[iv] = 1.0 / delta;
+        const Vector6 phibar = d.Mbar[i].col(ax);
+        d.Delta_inv[iv] = 1.0 / (phibar[ax] + m.armature[iv]);
         d.phi[i].col(0) = phibar * d.Delta_inv[iv];
         if (p >= 0) {
-          const Matrix6 Ma = d.Mbar[i] - d.phi[i].col(0) * phibar.transpose();
+          Matrix6 Ma = d.Mbar[i];
+          Ma.noalias() -= d.phi[i].col(0) * phibar.transpose();
           d.Mbar[p] += congruenceToParentSymmetric(d.X_parent[i], Ma);
         }
       }
-      const double xhat = b[iv] - s.dot(zeta);
+      const double xhat = b[iv] - zeta[ax];
       zeta += d.phi[i].col(0) * xhat;
       xbar[iv] = xhat * d.Delta_inv[iv];
+    } else if (nv == 6) {
+      // The free base, always the root: P = I, so Δ_0 = M̄_0, and no φ_0 is needed (nothing
+      // lies above it).
+      if constexpr (kFactorize) d.Delta_base.compute(d.Mbar[i]);
+      xbar.segment<6>(iv) = d.Delta_base.solve(Eigen::Map<const Vector6>(b + iv) - zeta);
     } else if (nv > 1) {
       const auto S = d.S[i].leftCols(nv);
       if constexpr (kFactorize) {
@@ -72,17 +77,18 @@ void lowerSweep(const Model& m, Data& d, Eigen::VectorXd& x) {
     const int nv = j.nv, iv = j.idx_v;
     const int p = m.parent[i];
     Vector6& mu = d.mu[i];
-    if (p >= 0) {
-      mu = motionToChild(d.X_parent[i], d.mu[p]);
-    } else {
-      mu.setZero();
+    if (p < 0) {  // the root: nothing above it, x_0 = X̄_0
+      mu = detail::jointMotion(j, d.S[i], x.data() + iv);
+      continue;
     }
+    mu = motionToChild(d.X_parent[i], d.mu[p]);
     if (nv == 1) {
       x[iv] -= d.phi[i].col(0).dot(mu);
+      mu[detail::unitAxisIndex(j.type)] += x[iv];
     } else if (nv > 1) {
       x.segment(iv, nv).noalias() -= d.phi[i].leftCols(nv).transpose() * mu;
+      mu += detail::jointMotion(j, d.S[i], x.data() + iv);
     }
-    mu += detail::jointMotion(d.S[i], nv, x.data() + iv);
   }
 }
 
@@ -105,7 +111,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::Vec
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
     detail::updateJointPlacement(m, d, i, q.data());
-    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
     const int p = m.parent[i];
     const Transform& X = d.X_parent[i];
     if (p < 0) {
@@ -121,7 +127,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::Vec
     const Inertia& I = m.inertia[i];
     d.w[i] = I * d.a[i] + crossForce(d.t[i], I * d.t[i]);
     if (fext != nullptr) d.w[i] -= (*fext)[i];
-    d.Mbar[i] = I.matrix();
+    d.Mbar[i] = m.inertia_matrix[i];
   }
   upperSweep<true>(m, d, tau.data(), d.w, d.ddq);
   d.factorized = true;
@@ -134,7 +140,7 @@ void factorizeMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
   detail::checkSize(q.size(), m.nq, "q", "factorizeMassMatrix");
   for (int i = 0; i < m.nbodies; ++i) {
     detail::updateJointPlacement(m, d, i, q.data());
-    d.Mbar[i] = m.inertia[i].matrix();
+    d.Mbar[i] = m.inertia_matrix[i];
     d.eta[i].setZero();
   }
   d.x.setZero();

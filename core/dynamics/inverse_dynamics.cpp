@@ -20,7 +20,7 @@ void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q,
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
     detail::updateJointPlacement(m, d, i, q.data());
-    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
     const int p = m.parent[i];
     const Transform& X = d.X_parent[i];
     Vector6& t = d.t[i];
@@ -32,7 +32,7 @@ void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q,
       t = motionToChild(X, d.t[p]) + vJ;
       acc = motionToChild(X, d.a[p]) + crossMotion(t, vJ);
     }
-    if (a != nullptr) acc += detail::jointMotion(d.S[i], j.nv, a + j.idx_v);
+    if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
     if (j.type == JointType::kUniversal) {
       acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
     }
@@ -62,7 +62,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
   // Inward pass: w_i = W_i + Σ_children A_{c,i}ᵀ w_c, τ_i = P_iᵀ w_i (eq. 4.42).
   for (int i = m.nbodies - 1; i >= 0; --i) {
     const Joint& j = m.joint[i];
-    detail::jointProject(d.S[i], j.nv, d.w[i], d.tau.data() + j.idx_v);
+    detail::jointProject(j, d.S[i], d.w[i], d.tau.data() + j.idx_v);
     const int p = m.parent[i];
     if (p >= 0) d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
   }
@@ -76,7 +76,7 @@ const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::Ve
   newtonEulerOutward(m, d, q, v, nullptr, fext);
   for (int i = m.nbodies - 1; i >= 0; --i) {
     const Joint& j = m.joint[i];
-    detail::jointProject(d.S[i], j.nv, d.w[i], d.h.data() + j.idx_v);
+    detail::jointProject(j, d.S[i], d.w[i], d.h.data() + j.idx_v);
     const int p = m.parent[i];
     if (p >= 0) d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
   }
@@ -116,7 +116,7 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
     d.mu[i] = motionToChild(d.X_parent[i], d.mu[m.parent[i]]);
     d.w[i] += d.Ic[i] * d.mu[i];
     d.a[i] += d.mu[i];
-    detail::jointProject(d.S[i], j.nv, d.w[i], d.tau.data() + j.idx_v);
+    detail::jointProject(j, d.S[i], d.w[i], d.tau.data() + j.idx_v);
   }
   d.a[0] += a_base;
   d.w[0].setZero();  // nothing acts on the base through its (free, unactuated) joint

@@ -19,7 +19,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
   forwardKinematics(m, d, q);
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
-    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
     const int p = m.parent[i];
     d.t[i] = p < 0 ? vJ : Vector6(motionToChild(d.X_parent[i], d.t[p]) + vJ);
   }
@@ -31,8 +31,8 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
   forwardKinematics(m, d, q, v);
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
-    const Vector6 vJ = detail::jointMotion(d.S[i], j.nv, v.data() + j.idx_v);
-    Vector6 ai = detail::jointMotion(d.S[i], j.nv, a.data() + j.idx_v) + crossMotion(d.t[i], vJ);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
+    Vector6 ai = detail::jointMotion(j, d.S[i], a.data() + j.idx_v) + crossMotion(d.t[i], vJ);
     if (j.type == JointType::kUniversal) {
       ai += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
     }

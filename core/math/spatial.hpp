@@ -141,6 +141,18 @@ struct Inertia {
     r.tail<3>() = h.cross(v) + I * w;
     return r;
   }
+  // M e_k: the k-th column of the 6x6 matrix.
+  Vector6 column(int k) const {
+    Vector6 c;
+    if (k < 3) {
+      c.head<3>() = m * Vector3::Unit(k);
+      c.tail<3>() = h.cross(Vector3::Unit(k));
+    } else {
+      c.head<3>() = -h.cross(Vector3::Unit(k - 3));
+      c.tail<3>() = I.col(k - 3);
+    }
+    return c;
+  }
   Inertia operator+(const Inertia& o) const { return {m + o.m, h + o.h, I + o.I}; }
   Inertia& operator+=(const Inertia& o) {
     m += o.m;

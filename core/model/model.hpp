@@ -5,6 +5,9 @@
 // Bodies are the rigid sets that move independently: links joined by fixed joints are merged into
 // one body when the model is built, and every link stays reachable as a named Frame.
 // Bodies are numbered so that parent[i] < i (parents first), which every recursion relies on.
+// The frame of a body moved by a revolute, prismatic or cylindrical joint has its z axis on the
+// joint axis (ModelBuilder rotates it there; the link's own frame is kept as a Frame), so such a
+// joint turns about, or slides along, z and its P_i is a unit vector.
 #pragma once
 
 #include <string>
@@ -49,6 +52,7 @@ struct Model {
                                            //   for body 0, in the inertial frame
   std::vector<Inertia> inertia;            // (nbodies) about the body origin, body components,
                                            //   with all fixed links merged in
+  std::vector<Matrix6> inertia_matrix;     // (nbodies) the same as 6x6 matrices M_i
   std::vector<Frame> frames;               // every named link
 
   Vector3 gravity_W = Vector3::Zero();     // [m/s^2] uniform gravity, inertial components

@@ -7,6 +7,8 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "core/math/rotation.hpp"
+
 namespace grapple::core {
 namespace {
 
@@ -15,6 +17,15 @@ namespace {
 }
 
 bool allFinite(const Transform& X) { return X.R.allFinite() && X.p.allFinite(); }
+
+// The rotation of smallest angle taking +z to the unit vector a.
+Matrix3 rotationFromZ(const Vector3& a) {
+  const Vector3 z = Vector3::UnitZ();
+  const Vector3 k = z.cross(a);
+  const double s = k.norm(), c = z.dot(a);
+  if (s < 1e-15) return c > 0 ? Matrix3::Identity() : axisAngle(Vector3::UnitX(), M_PI);
+  return axisAngle(k / s, std::atan2(s, c));
+}
 
 }  // namespace
 
@@ -194,18 +205,25 @@ Model ModelBuilder::build() const {
     if (J.type == JointType::kFixed) {
       place[cl] = {pp.body, pp.X_body_link * J.origin};
     } else {
+      // Revolute, prismatic and cylindrical joints get a body frame whose z axis is the joint
+      // axis (R_a z = axis): their transform is then a rotation about or a shift along z and
+      // P_i a unit vector, which the recursions exploit. The link keeps its own frame, placed
+      // in the body by R_aᵀ.
+      const bool align = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
+                         J.type == JointType::kCylindrical;
+      const Matrix3 Ra = align ? rotationFromZ(axis[k]) : Matrix3::Identity();
       const int b = static_cast<int>(model.parent.size());
-      place[cl] = {b, Transform::Identity()};
+      place[cl] = {b, Transform{Ra.transpose(), Vector3::Zero()}};
       model.parent.push_back(pp.body);
       model.body_name.push_back(J.child);
       joint_of_body.push_back(k);
       Joint joint;
       joint.type = J.type;
       joint.name = J.name;
-      joint.axis = axis[k];
+      joint.axis = align ? Vector3::UnitZ() : axis[k];
       if (J.type == JointType::kUniversal) joint.axis2 = axis2[k];
       model.joint.push_back(joint);
-      model.X_parent_joint.push_back(pp.X_body_link * J.origin);
+      model.X_parent_joint.push_back(pp.X_body_link * J.origin * Transform{Ra, Vector3::Zero()});
     }
     ++visited;
     for (auto it = child_joints[cl].rbegin(); it != child_joints[cl].rend(); ++it) {
@@ -231,6 +249,7 @@ Model ModelBuilder::build() const {
     model.inertia[place[k].body] += links_[k].inertia.toParent(place[k].X_body_link);
     model.frames.push_back({links_[k].name, place[k].body, place[k].X_body_link});
   }
+  for (const Inertia& I : model.inertia) model.inertia_matrix.push_back(I.matrix());
 
   // Coordinates, limits and armature.
   int nq = 0, nv = 0;

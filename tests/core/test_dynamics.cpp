@@ -119,8 +119,12 @@ class TestDynamics : public QObject {
       forwardKinematics(m, d, c.q);
       MatrixXd NtMN = m.armature.asDiagonal();
       for (int k = 0; k < m.nbodies; ++k) {
+        // The body's defining link shares its origin; its axes are R_BF in the body.
         const int f = m.frameId(m.body_name[k]);
-        const MatrixXd Jk = frameJacobian(m, d, f, Vector3::Zero(), ReferenceFrame::kLocal);
+        const Matrix3& R_BF = m.frames[f].X_body_frame.R;
+        MatrixXd Jk = frameJacobian(m, d, f, Vector3::Zero(), ReferenceFrame::kLocal);
+        Jk.topRows<3>() = R_BF * Jk.topRows<3>();
+        Jk.bottomRows<3>() = R_BF * Jk.bottomRows<3>();
         NtMN += Jk.transpose() * m.inertia[k].matrix() * Jk;
       }
       EXPECT_MATRIX_NEAR(H, NtMN, 1e-11);
