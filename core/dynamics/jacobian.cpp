@@ -27,8 +27,12 @@ const Eigen::MatrixXd& frameJacobian(const Model& m, Data& d, int frame_id, cons
     }
   }
   if (reference == ReferenceFrame::kLocal) {
-    d.J.topRows<3>() = X_WF.R.transpose() * d.J.topRows<3>();
-    d.J.bottomRows<3>() = X_WF.R.transpose() * d.J.bottomRows<3>();
+    const Matrix3 R_FW = X_WF.R.transpose();
+    for (Eigen::Index c = 0; c < d.J.cols(); ++c) {  // column by column: no temporary matrix
+      const Vector3 v = d.J.col(c).head<3>(), w = d.J.col(c).tail<3>();
+      d.J.col(c).head<3>() = R_FW * v;
+      d.J.col(c).tail<3>() = R_FW * w;
+    }
   }
   return d.J;
 }

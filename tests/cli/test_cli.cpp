@@ -1,0 +1,179 @@
+// grapple-cli end to end: the probe's numbers obey the equations of motion (checked here with
+// plain linear algebra on its output), and every kind of bad input exits with code 2 and a
+// message naming the file and line.
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include <Eigen/Cholesky>
+
+#include "core/io/yaml_util.hpp"
+#include "tests/support/compare.hpp"
+
+using namespace grapple::core;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+namespace {
+
+const QString kCli = QStringLiteral(GRAPPLE_BINARY_DIR "/app/grapple-cli");
+const std::string kSource = GRAPPLE_SOURCE_DIR;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result run(const QStringList& args) {
+  QProcess p;
+  p.start(kCli, args);
+  p.waitForFinished(120000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+          p.readAllStandardOutput().toStdString(), p.readAllStandardError().toStdString()};
+}
+
+VectorXd vec(const YAML::Node& n) {
+  VectorXd v(n.size());
+  for (std::size_t k = 0; k < n.size(); ++k) v[k] = n[k].as<double>();
+  return v;
+}
+MatrixXd mat(const YAML::Node& n) {
+  MatrixXd M(n.size(), n[0].size());
+  for (std::size_t r = 0; r < n.size(); ++r)
+    for (std::size_t c = 0; c < n[r].size(); ++c) M(r, c) = n[r][c].as<double>();
+  return M;
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_.path().toStdString() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  // A bad state must give exit code 2 and "file:line: ..." with the fragment.
+  void expectBadState(const std::string& name, const std::string& text, int line,
+                      const std::string& fragment) {
+    const std::string path = write(name, text);
+    const Result r = run({"probe", "--model", QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml"),
+                          "--state", QString::fromStdString(path)});
+    QCOMPARE(r.code, 2);
+    const std::string where = path + ":" + std::to_string(line) + ": ";
+    QVERIFY2(r.err.find(where) != std::string::npos, ("expected '" + where + "' in: " + r.err).c_str());
+    QVERIFY2(r.err.find(fragment) != std::string::npos, ("expected '" + fragment + "' in: " + r.err).c_str());
+    QVERIFY(r.out.empty());
+  }
+
+ private slots:
+  void Probe_OutputSatisfiesEquationsOfMotion() {
+    const Result r = run({"probe", "--model", QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml"),
+                          "--state", QString::fromStdString(kSource + "/tests/data/mda_state.json")});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node j = yaml::loadString(r.out, "probe output");
+    QCOMPARE(j["model"]["nv"].as<int>(), 12);
+    QCOMPARE(j["coordinates"]["velocity"][6].as<std::string>(), std::string("joint1"));
+    const MatrixXd H = mat(j["mass_matrix"]), C = mat(j["coriolis_matrix"]);
+    const VectorXd v = vec(j["v"]), h = vec(j["nonlinear_effects"]);
+    EXPECT_MATRIX_NEAR(H, MatrixXd(H.transpose()), 1e-12);
+    EXPECT_MATRIX_NEAR(vec(j["coriolis_times_velocity"]), VectorXd(C * v), 1e-12);
+    // Forward dynamics: H a + h = τ.
+    const VectorXd tau = vec(j["forward_dynamics"]["tau"]);
+    const VectorXd a = vec(j["forward_dynamics"]["acceleration"]);
+    EXPECT_MATRIX_NEAR(VectorXd(H * a + h), tau, 1e-9);
+    // Inverse dynamics: τ = H a + h.
+    const VectorXd a_in = vec(j["inverse_dynamics"]["acceleration"]);
+    EXPECT_MATRIX_NEAR(vec(j["inverse_dynamics"]["tau"]), VectorXd(H * a_in + h), 1e-9);
+    // Floating base: the base row balances with no base wrench.
+    const VectorXd ab = vec(j["floating_inverse_dynamics"]["base_acceleration"]);
+    VectorXd afull = a_in;
+    afull.head<6>() = ab;
+    EXPECT_MATRIX_NEAR(VectorXd((H * afull + h).head<6>()), VectorXd::Zero(6), 1e-9);
+    EXPECT_MATRIX_NEAR(vec(j["floating_inverse_dynamics"]["joint_torques"]), VectorXd((H * afull + h).tail(6)), 1e-9);
+    // Jacobian blocks and the generalized Jacobian.
+    const MatrixXd J = mat(j["jacobian"]["J"]), J0 = mat(j["jacobian"]["J0"]), Jm = mat(j["jacobian"]["Jm"]);
+    const MatrixXd Jg = mat(j["jacobian"]["generalized"]);
+    EXPECT_MATRIX_NEAR(J0, MatrixXd(J.leftCols(6)), 0.0);
+    EXPECT_MATRIX_NEAR(Jm, MatrixXd(J.rightCols(6)), 0.0);
+    const MatrixXd H0inv = H.topLeftCorner(6, 6).inverse();
+    EXPECT_MATRIX_NEAR(Jg, MatrixXd(Jm - J0 * H0inv * H.topRightCorner(6, 6)), 1e-9);
+    // Kinetic energy ½ vᵀ H v.
+    QVERIFY(std::abs(j["kinetic_energy"].as<double>() - 0.5 * v.dot(H * v)) < 1e-12);
+  }
+
+  void Probe_UrdfWithBaseOverride() {
+    const std::string state = write("two_arm.json", R"({
+      "base": {"position": [0,0,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0,0.1], "wrench": [0,0,0,0,0,1]},
+      "joints": {"a_shoulder": {"position": 0.3, "velocity": 0}, "a_elbow": {"position": 0, "velocity": 0},
+                 "a_wrist": {"position": 0, "velocity": 0}, "b_base": {"position": 0.1, "velocity": 0.2},
+                 "b_slide": {"position": 0.2, "velocity": 0}},
+      "jacobian": {"link": "camera", "point": [0.1, 0, 0], "frame": "link"}
+    })");
+    const Result r = run({"probe", "--model", QString::fromStdString(kSource + "/tests/data/two_arm.urdf"),
+                          "--base", "flying", "--state", QString::fromStdString(state)});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY(r.err.find("warning: joint 'a_elbow'") != std::string::npos);
+    const YAML::Node j = yaml::loadString(r.out, "probe output");
+    QCOMPARE(j["model"]["base_mode"].as<std::string>(), std::string("flying"));
+    QVERIFY(!j["floating_inverse_dynamics"].IsDefined());
+    QCOMPARE(j["jacobian"]["J"].size(), std::size_t(6));
+  }
+
+  void Probe_BadStatesExitWithTwoAndFileLine() {
+    const std::string base = R"(  "base": {"position": [0,0,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0,0]},
+)";
+    std::string joints = "  \"joints\": {\n";
+    for (int k = 1; k <= 6; ++k) {
+      joints += "    \"joint" + std::to_string(k) + "\": {\"position\": 0, \"velocity\": 0}" + (k < 6 ? ",\n" : "\n");
+    }
+    joints += "  }\n";
+    expectBadState("missing_base.json", "{\n" + joints + "}\n", 1, "missing key 'base'");
+    expectBadState("nan.json", "{\n" + std::string(R"(  "base": {"position": [0,NaN,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0,0]},)") + "\n" + joints + "}\n", 2, "position[1]");
+    expectBadState("size.json", "{\n" + std::string(R"(  "base": {"position": [0,0,0], "quaternion": [1,0,0], "twist": [0,0,0,0,0,0]},)") + "\n" + joints + "}\n", 2, "expected 4 numbers, got 3");
+    std::string typo = joints;
+    typo.replace(typo.find("joint3"), 6, "jiont3");
+    expectBadState("unknown_joint.json", "{\n" + base + typo + "}\n", 6, "no joint 'jiont3' (did you mean 'joint3'?)");
+    std::string missing = joints;
+    missing.erase(missing.find("    \"joint6\""), std::string("    \"joint6\": {\"position\": 0, \"velocity\": 0}\n").size());
+    missing.replace(missing.rfind("},"), 2, "}");
+    expectBadState("missing_joint.json", "{\n" + base + missing + "}\n", 3, "joint 'joint6' is missing");
+    expectBadState("wrench.json", "{\n" + std::string(R"(  "base": {"position": [0,0,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0,0], "wrench": [0,0,0,0,0,1]},)") + "\n" + joints + "}\n", 2, "the base is floating (unactuated)");
+    expectBadState("key.json", "{\n" + base + joints.substr(0, joints.size() - 4) + "},\n  \"jacobain\": {}\n}\n", 11, "unknown key 'jacobain' (did you mean 'jacobian'?)");
+    expectBadState("syntax.json", "{\n" + base + "  \"joints\": {\n", 4, "");  // the end of the file
+  }
+
+  void Probe_BadModelAndUsage() {
+    const std::string model = write("bad.yaml", "format: 1\nmodel:\n  base: {mode: floting}\n");
+    Result r = run({"probe", "--model", QString::fromStdString(model), "--state", "x.json"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.find(model + ":3: model.base.mode: 'floting' is not one of") != std::string::npos, r.err.c_str());
+    r = run({"probe", "--model", "missing.urdf", "--state", "x.json"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.find("missing.urdf: cannot open the file") != std::string::npos);
+    r = run({"frobnicate"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.find("unknown command 'frobnicate'") != std::string::npos);
+    r = run({"probe", "--model"});
+    QCOMPARE(r.code, 2);
+  }
+
+  void Summary_DefaultJobRuns() {
+    const Result r = run({"summary", "--duration", "2"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY(r.out.find("MDA arm on the DEOS-like chaser") != std::string::npos);
+    QVERIFY(r.out.find("Momentum  drift") != std::string::npos);
+    const Result info = run({"info", QString::fromStdString(kSource + "/scenarios/robots/canadarm.yaml")});
+    QCOMPARE(info.code, 0);
+    QVERIFY(info.out.find("elbow_pitch") != std::string::npos);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
