@@ -106,29 +106,8 @@ const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::Vec
   }
   // Outward: kinematics, velocity-product accelerations (a_i at q̈ = 0, gravity included) and
   // the bias wrench of each body, which seeds the accumulator of the upper sweep (b = τ - h).
-  Vector6 a_world = Vector6::Zero();
-  a_world.head<3>() = -m.gravity_W;
-  for (int i = 0; i < m.nbodies; ++i) {
-    const Joint& j = m.joint[i];
-    detail::updateJointPlacement(m, d, i, q.data());
-    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
-    const int p = m.parent[i];
-    const Transform& X = d.X_parent[i];
-    if (p < 0) {
-      d.t[i] = vJ;
-      d.a[i] = motionToChild(X, a_world);
-    } else {
-      d.t[i] = motionToChild(X, d.t[p]) + vJ;
-      d.a[i] = motionToChild(X, d.a[p]) + crossMotion(d.t[i], vJ);
-    }
-    if (j.type == JointType::kUniversal) {
-      d.a[i] += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
-    }
-    const Inertia& I = m.inertia[i];
-    d.w[i] = I * d.a[i] + crossForce(d.t[i], I * d.t[i]);
-    if (fext != nullptr) d.w[i] -= (*fext)[i];
-    d.Mbar[i] = m.inertia_matrix[i];
-  }
+  detail::newtonEulerOutward(m, d, q, v, nullptr, fext);
+  for (int i = 0; i < m.nbodies; ++i) d.Mbar[i] = m.inertia_matrix[i];
   upperSweep<true>(m, d, tau.data(), d.w, d.ddq);
   d.factorized = true;
   lowerSweep(m, d, d.ddq);

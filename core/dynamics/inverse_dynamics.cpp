@@ -5,43 +5,6 @@
 namespace grapple::core {
 namespace {
 
-// Gravity enters as an acceleration -g of the inertial frame (thesis §2.1 footnote 3; spec §7.32).
-Vector6 gravityAcceleration(const Model& m) {
-  Vector6 a0 = Vector6::Zero();
-  a0.head<3>() = -m.gravity_W;
-  return a0;
-}
-
-// Outward pass of Newton–Euler: twists t_i, accelerations a_i (with the joint accelerations a, or
-// none when a == nullptr) and the wrench each body needs, W_i = M_i a_i + t_i ×f M_i t_i - f_ext,i.
-void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q,
-                        const Eigen::VectorXd& v, const double* a, const BodyWrenches* fext) {
-  const Vector6 a_world = gravityAcceleration(m);
-  for (int i = 0; i < m.nbodies; ++i) {
-    const Joint& j = m.joint[i];
-    detail::updateJointPlacement(m, d, i, q.data());
-    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
-    const int p = m.parent[i];
-    const Transform& X = d.X_parent[i];
-    Vector6& t = d.t[i];
-    Vector6& acc = d.a[i];
-    if (p < 0) {
-      t = vJ;
-      acc = motionToChild(X, a_world);
-    } else {
-      t = motionToChild(X, d.t[p]) + vJ;
-      acc = motionToChild(X, d.a[p]) + crossMotion(t, vJ);
-    }
-    if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
-    if (j.type == JointType::kUniversal) {
-      acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
-    }
-    const Inertia& I = m.inertia[i];
-    d.w[i] = I * acc + crossForce(t, I * t);
-    if (fext != nullptr) d.w[i] -= (*fext)[i];
-  }
-}
-
 void checkInputs(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                  const BodyWrenches* fext, const char* where) {
   detail::checkSize(q.size(), m.nq, "q", where);
@@ -58,7 +21,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
                                        const BodyWrenches* fext) {
   checkInputs(m, q, v, fext, "inverseDynamics");
   detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
-  newtonEulerOutward(m, d, q, v, a.data(), fext);
+  detail::newtonEulerOutward(m, d, q, v, a.data(), fext);
   // Inward pass: w_i = W_i + Σ_children A_{c,i}ᵀ w_c, τ_i = P_iᵀ w_i (eq. 4.42).
   for (int i = m.nbodies - 1; i >= 0; --i) {
     const Joint& j = m.joint[i];
@@ -73,7 +36,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
 const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, const BodyWrenches* fext) {
   checkInputs(m, q, v, fext, "nonlinearEffects");
-  newtonEulerOutward(m, d, q, v, nullptr, fext);
+  detail::newtonEulerOutward(m, d, q, v, nullptr, fext);
   for (int i = m.nbodies - 1; i >= 0; --i) {
     const Joint& j = m.joint[i];
     detail::jointProject(j, d.S[i], d.w[i], d.h.data() + j.idx_v);
@@ -97,7 +60,7 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
   //    asked; accumulate the joint wrenches and the composite inertias M̂_i.
   d.ddq = a;
   d.ddq.head<6>().setZero();
-  newtonEulerOutward(m, d, q, v, d.ddq.data(), fext);
+  detail::newtonEulerOutward(m, d, q, v, d.ddq.data(), fext);
   for (int i = 0; i < m.nbodies; ++i) d.Ic[i] = m.inertia[i];
   for (int i = m.nbodies - 1; i > 0; --i) {
     const int p = m.parent[i];

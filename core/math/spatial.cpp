@@ -22,20 +22,35 @@ Matrix6 congruenceToParent(const Transform& X_PC, const Matrix6& M) {
   return out;
 }
 
+namespace {
+
+// P X for P = p^x: column by column cross products (18 multiplications instead of 27).
+inline Matrix3 skewTimes(const Vector3& p, const Matrix3& X) {
+  Matrix3 out;
+  out.col(0) = p.cross(X.col(0));
+  out.col(1) = p.cross(X.col(1));
+  out.col(2) = p.cross(X.col(2));
+  return out;
+}
+
+}  // namespace
+
 Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M) {
   const Matrix3& R = X_PC.R;
-  const Matrix3 P = skew(X_PC.p);
+  const Vector3& p = X_PC.p;
   const Matrix3 N11 = R * M.topLeftCorner<3, 3>() * R.transpose();
   const Matrix3 N12 = R * M.topRightCorner<3, 3>() * R.transpose();
   const Matrix3 N22 = R * M.bottomRightCorner<3, 3>() * R.transpose();
-  const Matrix3 N11P = N11 * P;
-  const Matrix3 PN12 = P * N12;
+  // With P = p^x (Pᵀ = -P) and N11 symmetric: N11 P = -(P N11)ᵀ, so
+  //   B12 = N12 - N11 P = N12 + (P N11)ᵀ,
+  //   B22 = N22 + P N12 - N21 P - P N11 P = N22 + P N12 + (P N12)ᵀ + P (P N11)ᵀ.
+  const Matrix3 PN11 = skewTimes(p, N11);
+  const Matrix3 PN12 = skewTimes(p, N12);
   Matrix6 out;
   out.topLeftCorner<3, 3>() = N11;
-  out.topRightCorner<3, 3>() = N12 - N11P;
+  out.topRightCorner<3, 3>() = N12 + PN11.transpose();
   out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
-  // N22 + P N12 - N21 P - P N11 P, where -N21 P = (P N12)^T because P^T = -P.
-  out.bottomRightCorner<3, 3>() = N22 + PN12 + PN12.transpose() - P * N11P;
+  out.bottomRightCorner<3, 3>() = N22 + PN12 + PN12.transpose() + skewTimes(p, PN11.transpose());
   return out;
 }
 
