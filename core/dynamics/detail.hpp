@@ -110,12 +110,13 @@ inline void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q
     Vector6& t = d.t[i];
     Vector6& acc = d.a[i];
     if (p >= 0 && j.nv == 1) {
-      const Matrix3 Rt = X.R.transpose();
+      const auto Rt = X.R.transpose();
       const Vector3 wp = d.t[p].tail<3>(), alp = d.a[p].tail<3>();
-      Vector3 w = Rt * wp;
-      Vector3 vl = Rt * (d.t[p].head<3>() + wp.cross(X.p));
-      Vector3 al = Rt * alp;
-      Vector3 al_lin = Rt * (d.a[p].head<3>() + alp.cross(X.p));
+      Vector3 w, vl, al, al_lin;
+      w.noalias() = Rt * wp;
+      vl.noalias() = Rt * (d.t[p].head<3>() + wp.cross(X.p));
+      al.noalias() = Rt * alp;
+      al_lin.noalias() = Rt * (d.a[p].head<3>() + alp.cross(X.p));
       const double qd = v[j.idx_v], qdd = a != nullptr ? a[j.idx_v] : 0.0;
       if (j.type == JointType::kRevolute) {
         w.z() += qd;
@@ -131,8 +132,10 @@ inline void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q
         al_lin.y() -= qd * w.x();
         al_lin.z() += qdd;
       }
-      t << vl, w;
-      acc << al_lin, al;
+      t.head<3>() = vl;
+      t.tail<3>() = w;
+      acc.head<3>() = al_lin;
+      acc.tail<3>() = al;
     } else {
       const Vector6 vJ = jointMotion(j, d.S[i], v.data() + j.idx_v);
       if (p < 0) {

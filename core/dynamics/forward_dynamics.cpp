@@ -26,9 +26,11 @@ void upperSweep(const Model& m, Data& d, const double* b, std::vector<Vector6>& 
         d.Delta_inv[iv] = 1.0 / (phibar[ax] + m.armature[iv]);
         d.phi[i].col(0) = phibar * d.Delta_inv[iv];
         if (p >= 0) {
-          Matrix6 Ma = d.Mbar[i];
-          Ma.noalias() -= d.phi[i].col(0) * phibar.transpose();
-          d.Mbar[p] += congruenceToParentSymmetric(d.X_parent[i], Ma);
+          // M̄_i - φ_i φ̄_iᵀ, column by column (symmetric), then carried to the parent.
+          Matrix6 Ma;
+          const Vector6 phi = d.phi[i].col(0);
+          for (int c = 0; c < 6; ++c) Ma.col(c) = d.Mbar[i].col(c) - phibar[c] * phi;
+          addCongruenceToParentSymmetric(d.X_parent[i], Ma, d.Mbar[p]);
         }
       }
       const double xhat = b[iv] - zeta[ax];
@@ -55,7 +57,7 @@ void upperSweep(const Model& m, Data& d, const double* b, std::vector<Vector6>& 
         if (p >= 0) {
           Matrix6 Ma = d.Mbar[i];
           Ma.noalias() -= d.phi[i].leftCols(nv) * phibar.transpose();
-          d.Mbar[p] += congruenceToParentSymmetric(d.X_parent[i], Ma);
+          addCongruenceToParentSymmetric(d.X_parent[i], Ma, d.Mbar[p]);
         }
       }
       SmallVector xhat(nv);

@@ -68,8 +68,9 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
     d.Ic[p] += d.Ic[i].toParent(d.X_parent[i]);
   }
   // 2. The base is free: M̂_0 a_b + w_0 = 0 gives the base acceleration (SPART: u̇0 = -H0⁻¹ τ0').
-  const Eigen::LLT<Matrix6> llt(d.Ic[0].matrix());
-  const Vector6 a_base = llt.solve(-d.w[0]);
+  Cholesky6 H0;
+  H0.compute(d.Ic[0].matrix());
+  const Vector6 a_base = H0.solve(-d.w[0]);
   d.ddq.head<6>() = a_base;
   // 3. Outward: the base acceleration adds M̂_i A_{i,0} a_b to the wrench through every joint.
   d.mu[0] = a_base;

@@ -35,22 +35,31 @@ inline Matrix3 skewTimes(const Vector3& p, const Matrix3& X) {
 
 }  // namespace
 
-Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M) {
+void addCongruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M, Matrix6& out) {
   const Matrix3& R = X_PC.R;
   const Vector3& p = X_PC.p;
-  const Matrix3 N11 = R * M.topLeftCorner<3, 3>() * R.transpose();
-  const Matrix3 N12 = R * M.topRightCorner<3, 3>() * R.transpose();
-  const Matrix3 N22 = R * M.bottomRightCorner<3, 3>() * R.transpose();
+  Matrix3 T, N11, N12, N22;
+  T.noalias() = R * M.topLeftCorner<3, 3>();
+  N11.noalias() = T * R.transpose();
+  T.noalias() = R * M.topRightCorner<3, 3>();
+  N12.noalias() = T * R.transpose();
+  T.noalias() = R * M.bottomRightCorner<3, 3>();
+  N22.noalias() = T * R.transpose();
   // With P = p^x (Pᵀ = -P) and N11 symmetric: N11 P = -(P N11)ᵀ, so
   //   B12 = N12 - N11 P = N12 + (P N11)ᵀ,
   //   B22 = N22 + P N12 - N21 P - P N11 P = N22 + P N12 + (P N12)ᵀ + P (P N11)ᵀ.
   const Matrix3 PN11 = skewTimes(p, N11);
   const Matrix3 PN12 = skewTimes(p, N12);
-  Matrix6 out;
-  out.topLeftCorner<3, 3>() = N11;
-  out.topRightCorner<3, 3>() = N12 + PN11.transpose();
-  out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
-  out.bottomRightCorner<3, 3>() = N22 + PN12 + PN12.transpose() + skewTimes(p, PN11.transpose());
+  const Matrix3 B12 = N12 + PN11.transpose();
+  out.topLeftCorner<3, 3>() += N11;
+  out.topRightCorner<3, 3>() += B12;
+  out.bottomLeftCorner<3, 3>() += B12.transpose();
+  out.bottomRightCorner<3, 3>() += N22 + PN12 + PN12.transpose() + skewTimes(p, PN11.transpose());
+}
+
+Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M) {
+  Matrix6 out = Matrix6::Zero();
+  addCongruenceToParentSymmetric(X_PC, M, out);
   return out;
 }
 

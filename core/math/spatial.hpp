@@ -174,9 +174,14 @@ struct Inertia {
     r.m = m;
     const Vector3 hR = X_PC.R * h;
     r.h = hR + m * X_PC.p;
-    const Matrix3 P = skew(X_PC.p), H = skew(hR);
-    r.I.noalias() = X_PC.R * I * X_PC.R.transpose();
-    r.I -= P * H + H * P + m * P * P;
+    // R I Rᵀ - (p^x (Rh)^x + (Rh)^x p^x) - m p^x p^x, with a^x b^x = b aᵀ - (a·b) I.
+    Matrix3 T;
+    T.noalias() = X_PC.R * I;
+    r.I.noalias() = T * X_PC.R.transpose();
+    const Vector3& p = X_PC.p;
+    const Matrix3 ph = hR * p.transpose();
+    r.I -= ph + ph.transpose() - (2.0 * p.dot(hR)) * Matrix3::Identity();
+    r.I -= m * (p * p.transpose() - p.squaredNorm() * Matrix3::Identity());
     return r;
   }
 };
@@ -186,5 +191,7 @@ struct Inertia {
 Matrix6 congruenceToParent(const Transform& X_PC, const Matrix6& M);
 // Same, for symmetric M (cheaper; the result is symmetric).
 Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M);
+// out += A_{C,P}ᵀ M A_{C,P} for symmetric M (the articulated-inertia accumulation).
+void addCongruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M, Matrix6& out);
 
 }  // namespace grapple::core
