@@ -39,6 +39,7 @@ Eigen::VectorXd integrate(const Model& model, const Eigen::VectorXd& q, const Ei
         break;
     }
   }
+  for (const FlexibleBody& f : model.flex) out.segment(f.idx_q, f.nf) += v.segment(f.idx_v, f.nf) * dt;
   return out;
 }
 
@@ -64,6 +65,9 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0,
         break;
     }
   }
+  for (const FlexibleBody& f : model.flex) {
+    v.segment(f.idx_v, f.nf) = q1.segment(f.idx_q, f.nf) - q0.segment(f.idx_q, f.nf);
+  }
   return v;
 }
 
@@ -86,6 +90,7 @@ Eigen::VectorXd configurationRate(const Model& model, const Eigen::VectorXd& q,
         break;
     }
   }
+  for (const FlexibleBody& f : model.flex) qd.segment(f.idx_q, f.nf) = v.segment(f.idx_v, f.nf);
   return qd;
 }
 
@@ -127,6 +132,10 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
         }
         break;
     }
+  }
+  // Small deformations: ±1 % of the mode's scale (δ is scaled so that K_jj = m ω_j²).
+  for (const FlexibleBody& f : model.flex) {
+    for (int k = 0; k < f.nf; ++k) q[f.idx_q + k] = 0.02 * (u(rng) - 0.5);
   }
   return q;
 }

@@ -4,7 +4,7 @@
 
 namespace grapple::core {
 
-Data::Data(const Model& model)
+Data::Data(const Model& model, bool general)
     : X_parent(model.nbodies),
       X_world(model.nbodies),
       S(model.nbodies, Matrix6::Zero()),
@@ -36,6 +36,20 @@ Data::Data(const Model& model)
     if (j.type == JointType::kFree) q0[3] = 1.0;
     jointMotionSubspace(j, q0.data(), S[i]);
     Delta.emplace_back(std::max(j.nv, 1));  // sized once: compute() then never allocates
+  }
+  if (general || model.hasFlexibleBodies()) {
+    flex.resize(model.nbodies);
+    for (int i = 0; i < model.nbodies; ++i) {
+      const int nf = model.flex[i].nf, m = 6 + nf, dd = model.joint[i].nv + nf;
+      FlexWork& f = flex[i];
+      f.S_E = TipMatrix::Zero(6, nf);
+      f.M = ExtMatrix::Zero(m, m);
+      f.w = ExtVector::Zero(m);
+      f.phibar = ExtMatrix::Zero(m, dd);
+      f.Delta = Eigen::LLT<ExtMatrix>(std::max(dd, 1));
+      f.xhat = ExtVector::Zero(dd);
+      f.mu = ExtVector::Zero(m);
+    }
   }
 }
 

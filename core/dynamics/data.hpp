@@ -24,11 +24,36 @@
 
 namespace grapple::core {
 
+// Extended vectors and matrices of the flexible path: a body's twist and modal rates, up to
+// 6 + kMaxModes entries, without heap allocation.
+constexpr int kMaxExt = 6 + kMaxModes;
+using ExtVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1>;
+using ExtMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxExt, kMaxExt>;
+using TipMatrix = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, kMaxModes>;
+
+// Per-body workspace of the general (flexible) recursions; see dynamics/flexible.hpp.
+struct FlexWork {
+  Transform X_PE;       // deformed tip frame E in the body frame
+  TipMatrix S_E;        // (6 x nf) tip motion per δ̇, E components
+  Vector6 c_E = Vector6::Zero();   // Ṡ_E δ̇, E components
+  Vector6 t_E = Vector6::Zero();   // twist of E, E components
+  Vector6 a_E = Vector6::Zero();   // spatial acceleration of E (from the parent's a and δ̈)
+  Transform X_EB;       // for a body at its parent's tip: its pose in that tip frame
+  ExtMatrix M;          // extended inertia: M_f(δ), then composite or articulated
+  ExtVector w;          // extended wrench accumulator
+  ExtMatrix phibar;     // M̄ P (m x d)
+  Eigen::LLT<ExtMatrix> Delta;  // Cholesky of P M̄ P
+  ExtVector xhat;       // (d)
+  ExtVector mu;         // (m) extended acceleration from q̈ alone
+};
+
 // External wrenches, one per body: [f; n] applied to body i, at its origin, in body i components.
 using BodyWrenches = std::vector<Vector6>;
 
 struct Data {
-  explicit Data(const Model& model);
+  // general: also size the workspace of the general (flexible) recursions, which models with
+  // flexible bodies always use (and tests use to compare both paths on rigid models).
+  explicit Data(const Model& model, bool general = false);
 
   // Kinematics
   std::vector<Transform> X_parent;   // (nbodies) pose of body i in its parent (the inertial frame
@@ -56,6 +81,9 @@ struct Data {
   // Coriolis matrix workspace
   std::vector<Matrix6> Bc;           // (nbodies) composite Coriolis terms
   std::vector<Matrix6> Sdot;         // (nbodies) d/dt P_i in the inertial sense, body components
+
+  // General (flexible) path workspace, sized only for models with flexible bodies.
+  std::vector<FlexWork> flex;        // (nbodies or 0)
 
   // Results (each algorithm returns a const reference to one of these)
   Eigen::VectorXd tau;               // (nv) generalized forces of the inverse dynamics

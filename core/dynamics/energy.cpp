@@ -1,5 +1,6 @@
 #include "core/dynamics/energy.hpp"
 
+#include "core/dynamics/flexible.hpp"
 #include "core/dynamics/kinematics.hpp"
 
 namespace grapple::core {
@@ -18,6 +19,7 @@ Vector3 centerOfMass(const Model& m, Data& d, const Eigen::VectorXd& q) {
 }
 
 Vector6 momentum(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  if (m.hasFlexibleBodies()) return general::momentum(m, d, q, v);
   forwardKinematics(m, d, q, v);
   Vector6 total = Vector6::Zero();
   for (int i = 0; i < m.nbodies; ++i) {
@@ -36,6 +38,7 @@ Vector3 angularMomentumAboutCom(const Model& m, Data& d, const Eigen::VectorXd& 
 
 double kineticEnergy(const Model& m, Data& d, const Eigen::VectorXd& q,
                      const Eigen::VectorXd& v) {
+  if (m.hasFlexibleBodies()) return general::kineticEnergy(m, d, q, v);
   forwardKinematics(m, d, q, v);
   double T = 0.0;
   for (int i = 0; i < m.nbodies; ++i) T += d.t[i].dot(m.inertia[i] * d.t[i]);

@@ -1,6 +1,7 @@
 #include "core/dynamics/forward_dynamics.hpp"
 
 #include "core/dynamics/detail.hpp"
+#include "core/dynamics/flexible.hpp"
 
 namespace grapple::core {
 namespace {
@@ -99,6 +100,7 @@ void lowerSweep(const Model& m, Data& d, Eigen::VectorXd& x) {
 const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                        const BodyWrenches* fext) {
+  if (m.hasFlexibleBodies()) return general::forwardDynamics(m, d, q, v, tau, fext);
   detail::checkSize(q.size(), m.nq, "q", "forwardDynamics");
   detail::checkSize(v.size(), m.nv, "v", "forwardDynamics");
   detail::checkSize(tau.size(), m.nv, "tau", "forwardDynamics");

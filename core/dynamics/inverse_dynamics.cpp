@@ -1,6 +1,7 @@
 #include "core/dynamics/inverse_dynamics.hpp"
 
 #include "core/dynamics/detail.hpp"
+#include "core/dynamics/flexible.hpp"
 
 namespace grapple::core {
 namespace {
@@ -19,6 +20,7 @@ void checkInputs(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd
 const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                        const BodyWrenches* fext) {
+  if (m.hasFlexibleBodies()) return general::inverseDynamics(m, d, q, v, a, fext);
   checkInputs(m, q, v, fext, "inverseDynamics");
   detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
   detail::newtonEulerOutward(m, d, q, v, a.data(), fext);
@@ -35,6 +37,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
 
 const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, const BodyWrenches* fext) {
+  if (m.hasFlexibleBodies()) return general::nonlinearEffects(m, d, q, v, fext);
   checkInputs(m, q, v, fext, "nonlinearEffects");
   detail::newtonEulerOutward(m, d, q, v, nullptr, fext);
   for (int i = m.nbodies - 1; i >= 0; --i) {

@@ -1,10 +1,12 @@
 #include "core/dynamics/kinematics.hpp"
 
 #include "core/dynamics/detail.hpp"
+#include "core/dynamics/flexible.hpp"
 
 namespace grapple::core {
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  if (m.hasFlexibleBodies()) return general::forwardKinematics(m, d, q);
   detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
   for (int i = 0; i < m.nbodies; ++i) {
     detail::updateJointPlacement(m, d, i, q.data());
@@ -15,6 +17,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q) {
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v) {
+  if (m.hasFlexibleBodies()) return general::forwardKinematics(m, d, q, v);
   detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
   forwardKinematics(m, d, q);
   for (int i = 0; i < m.nbodies; ++i) {
@@ -28,6 +31,12 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
   detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
+  if (m.hasFlexibleBodies()) {
+    // The body accelerations of the flexible recursion (inverse dynamics computes them).
+    general::inverseDynamics(m, d, q, v, a, nullptr);
+    for (int i = 0; i < m.nbodies; ++i) d.X_world[i] = m.parent[i] < 0 ? d.X_parent[i] : d.X_world[m.parent[i]] * d.X_parent[i];
+    return;
+  }
   forwardKinematics(m, d, q, v);
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];

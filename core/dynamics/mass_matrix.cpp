@@ -1,10 +1,12 @@
 #include "core/dynamics/mass_matrix.hpp"
 
 #include "core/dynamics/detail.hpp"
+#include "core/dynamics/flexible.hpp"
 
 namespace grapple::core {
 
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  if (m.hasFlexibleBodies()) return general::massMatrix(m, d, q);
   detail::checkSize(q.size(), m.nq, "q", "massMatrix");
   for (int i = 0; i < m.nbodies; ++i) {
     detail::updateJointPlacement(m, d, i, q.data());

@@ -261,3 +261,96 @@ SegmentModes computeSegmentModes(const BeamProperties& beam, const TipLoad& load
 }
 
 }  // namespace grapple::core
+
+namespace grapple::core {
+
+namespace {
+std::string modeName(ModeFamily f, int index) {
+  const char* base = f == ModeFamily::kTraction ? "traction" : f == ModeFamily::kBendingY ? "bend_y"
+                     : f == ModeFamily::kBendingZ ? "bend_z" : "torsion";
+  return base + std::to_string(index);
+}
+
+Eigen::MatrixXd modalDamping(const Eigen::MatrixXd& K, const Eigen::VectorXd& omega,
+                             const Eigen::VectorXd& xi) {
+  // D_jj = 2 ξ_j ω_j m_j with the modal mass m_j = K_jj / ω_j².
+  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(K.rows(), K.cols());
+  for (Eigen::Index j = 0; j < K.rows(); ++j) {
+    if (omega[j] > 0) D(j, j) = 2 * xi[j] * K(j, j) / omega[j];
+  }
+  return D;
+}
+}  // namespace
+
+FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam,
+                              const Vector3& root, const Matrix3& R, double damping_ratio) {
+  const int nf = sm.counts.total();
+  const double mu = beam.density * beam.area, l = beam.length;
+  FlexibleBody f;
+  f.nf = nf;
+  f.beam = true;
+  f.frequency = sm.omega;
+  int counters[4] = {0, 0, 0, 0};
+  for (const BeamMode& md : sm.modes) {
+    f.mode_names.push_back(modeName(md.family, ++counters[static_cast<int>(md.family)]));
+  }
+  // Link-frame integrals, then rotated into the body frame.
+  Eigen::Matrix3d JS = Eigen::Matrix3d::Zero();
+  JS.diagonal() << beam.Iy + beam.Iz, beam.Iy, beam.Iz;
+  Eigen::MatrixXd Hru = Eigen::MatrixXd::Zero(3, nf), Hrpsi = Eigen::MatrixXd::Zero(3, nf);
+  std::vector<Matrix3> C(nf, Matrix3::Zero()), Q(nf * nf, Matrix3::Zero());
+  std::vector<Vector3> X(nf * nf, Vector3::Zero());
+  integrate(l, 16, [&](double s, double w) {
+    const Eigen::MatrixXd P = sm.Phi(s), Dl = sm.Delta(s);
+    const Vector3 pc = root + s * Vector3::UnitX();
+    for (int k = 0; k < nf; ++k) {
+      const Vector3 phik = P.col(k);
+      Hru.col(k) += w * mu * pc.cross(phik);
+      Hrpsi.col(k) += w * beam.density * JS * Dl.col(k);
+      C[k] += w * mu * phik * pc.transpose();
+      for (int j = 0; j < nf; ++j) {
+        const Vector3 phij = P.col(j);
+        Q[j * nf + k] += w * mu * phij * phik.transpose();
+        X[j * nf + k] += w * mu * phij.cross(phik);
+      }
+    }
+  });
+  f.Vu = R * sm.Vu;
+  f.M_td.resize(6, nf);
+  f.M_td.topRows<3>() = f.Vu;
+  f.M_td.bottomRows<3>() = R * (Hru + Hrpsi);
+  f.M_dd = sm.Zuu_bar + sm.Zpsi_bar;
+  f.Zuu = sm.Zuu_bar;
+  f.Hrpsi = R * Hrpsi;
+  f.K = sm.K;
+  f.D = modalDamping(sm.K, sm.omega, Eigen::VectorXd::Constant(nf, damping_ratio));
+  for (int k = 0; k < nf; ++k) f.C.push_back(R * C[k] * R.transpose());
+  for (int k = 0; k < nf * nf; ++k) {
+    f.Q.push_back(R * Q[k] * R.transpose());
+    f.X.push_back(R * X[k]);
+  }
+  f.X_body_link = {R, Vector3::Zero()};
+  f.p_tip = root + l * Vector3::UnitX();
+  f.Phi_e = sm.Phi_e;
+  f.Delta_e = sm.Delta_e;
+  return f;
+}
+
+FlexibleBody modalFlexibleBody(const Eigen::MatrixXd& L, const Eigen::VectorXd& omega,
+                               const Eigen::VectorXd& xi, const Matrix3& R) {
+  const int nf = static_cast<int>(L.rows());
+  FlexibleBody f;
+  f.nf = nf;
+  f.frequency = omega;
+  for (int k = 0; k < nf; ++k) f.mode_names.push_back("mode" + std::to_string(k + 1));
+  f.M_td.resize(6, nf);
+  f.M_td.topRows<3>() = R * L.leftCols<3>().transpose();
+  f.M_td.bottomRows<3>() = R * L.rightCols<3>().transpose();
+  f.M_dd = Eigen::MatrixXd::Identity(nf, nf);
+  f.K = omega.array().square().matrix().asDiagonal();
+  f.D = modalDamping(f.K, omega, xi);
+  f.X_body_link = {R, Vector3::Zero()};
+  return f;
+}
+
+}  // namespace grapple::core

@@ -83,3 +83,22 @@ SegmentModes computeSegmentModes(const BeamProperties& beam, const TipLoad& load
                                  const ModeCounts& counts);
 
 }  // namespace grapple::core
+
+#include "core/model/flexible.hpp"
+
+namespace grapple::core {
+
+// The flexible-body data of a segment (model/flexible.hpp) from its modes: the beam starts at
+// `root` and runs along +x of its link frame, which sits in the body frame with rotation
+// R_body_link. damping_ratio: modal damping ξ of every mode.
+FlexibleBody beamFlexibleBody(const SegmentModes& modes, const BeamProperties& beam,
+                              const Vector3& root, const Matrix3& R_body_link,
+                              double damping_ratio);
+
+// A flexible appendage from its modal participation (App. D.2.1): L (nf x 6, columns v_x v_y v_z
+// ω_x ω_y ω_z at the link origin, link components), natural frequencies ω (rad/s), damping ratios
+// ξ, unit modal masses.
+FlexibleBody modalFlexibleBody(const Eigen::MatrixXd& L, const Eigen::VectorXd& omega,
+                               const Eigen::VectorXd& damping_ratio, const Matrix3& R_body_link);
+
+}  // namespace grapple::core

@@ -44,6 +44,7 @@ std::vector<std::string> Model::velocityNames() const {
         names.push_back(j.name + "[" + std::to_string(k) + "]");
       }
     }
+    for (const std::string& mode : flex[i].mode_names) names.push_back(body_name[i] + "." + mode);
   }
   return names;
 }
@@ -62,8 +63,20 @@ std::vector<std::string> Model::configurationNames() const {
         names.push_back(j.name + "[" + std::to_string(k) + "]");
       }
     }
+    for (const std::string& mode : flex[i].mode_names) names.push_back(body_name[i] + "." + mode);
   }
   return names;
+}
+
+std::string_view flexModelName(FlexModel m) {
+  switch (m) {
+    case FlexModel::kFull: return "flex";
+    case FlexModel::kConstantMass: return "flex-M";
+    case FlexModel::kConstantMassPrinted: return "flex-M-printed";
+    case FlexModel::kNominalA: return "flex-MA";
+    case FlexModel::kNominalR: return "flex-MR";
+  }
+  return "?";
 }
 
 double Model::totalMass() const {

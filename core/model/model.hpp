@@ -17,6 +17,7 @@
 #include <Eigen/Core>
 
 #include "core/math/spatial.hpp"
+#include "core/model/flexible.hpp"
 #include "core/model/joint.hpp"
 
 namespace grapple::core {
@@ -64,7 +65,15 @@ struct Model {
   Eigen::VectorXd armature;                // (nv) [kg m^2 or kg] reflected rotor inertia N² J_m,
                                            //   added to the diagonal of the mass matrix
 
-  std::vector<int> v_body;                 // (nv) body whose joint owns velocity coordinate k
+  std::vector<int> v_body;                 // (nv) body whose joint (or modes) own coordinate k
+
+  // Flexible bodies (model/flexible.hpp). Body i's modal coordinates follow its joint's.
+  std::vector<FlexibleBody> flex;          // (nbodies) nf = 0 for a rigid body
+  std::vector<char> at_tip;                // (nbodies) body i hangs from the deformed tip of its parent
+  std::vector<Transform> X_tip_joint;      // (nbodies) for those: the joint frame in the parent's
+                                           //   undeformed tip frame (axes of the parent's link)
+  int nflex = 0;                           // number of modal coordinates in all
+  bool hasFlexibleBodies() const { return nflex > 0; }
 
   bool hasFreeBase() const { return !joint.empty() && joint[0].type == JointType::kFree; }
   // Number of velocity coordinates of the base (6 for floating and flying, 0 for fixed).

@@ -78,6 +78,31 @@ Model ModelBuilder::build() const {
     }
     const std::string why = checkPhysicalInertia(L.inertia.m, L.inertia.inertiaAboutCom());
     if (!why.empty()) fail(L.where, "link '" + L.name + "': " + why);
+    if (L.flexible) {
+      const FlexSpec& f = *L.flexible;
+      if (f.beam.has_value() == f.modal.has_value()) {
+        fail(L.where, "link '" + L.name + "': a flexible link is either a beam or a modal appendage");
+      }
+      if (f.modal) {
+        const ModalSpec& ms = *f.modal;
+        const Eigen::Index n = ms.participation.rows();
+        if (n < 1 || n > kMaxModes || ms.participation.cols() != 6 || ms.frequency.size() != n ||
+            ms.damping_ratio.size() != n) {
+          fail(L.where, "link '" + L.name + "': modal data need n x 6 participation, n frequencies "
+                        "and n damping ratios, 1 <= n <= " + std::to_string(kMaxModes));
+        }
+        if (!ms.participation.allFinite() || !(ms.frequency.array() > 0).all() ||
+            !(ms.damping_ratio.array() >= 0).all()) {
+          fail(L.where, "link '" + L.name + "': modal data must be finite, frequencies > 0, "
+                        "damping ratios >= 0");
+        }
+      } else if (f.beam->modes.total() > kMaxModes) {
+        fail(L.where, "link '" + L.name + "': a flexible segment has at most " +
+                          std::to_string(kMaxModes) + " modes");
+      } else if (f.beam->damping_ratio < 0 || !f.beam->root.allFinite()) {
+        fail(L.where, "link '" + L.name + "': damping ratio must be >= 0 and root finite");
+      }
+    }
   }
 
   // Joints: unique names, existing links, one parent per link, valid axes and limits.
@@ -193,6 +218,8 @@ Model ModelBuilder::build() const {
     model.joint.push_back(base);
     model.X_parent_joint.push_back(base_mode_ == BaseMode::kFixed ? base_placement_
                                                                    : Transform::Identity());
+    model.at_tip.push_back(0);
+    model.X_tip_joint.push_back(Transform::Identity());
   }
   std::vector<int> stack(child_joints[root].rbegin(), child_joints[root].rend());
   int visited = 1;
@@ -202,7 +229,17 @@ Model ModelBuilder::build() const {
     const JointSpec& J = joints_[k];
     const int pl = link_index.at(J.parent), cl = link_index.at(J.child);
     const LinkPlace& pp = place[pl];
-    if (J.type == JointType::kFixed) {
+    // A child at the tip of a flexible segment follows the deformed tip: it gets a body of its
+    // own even on a fixed joint, as does every flexible link.
+    const LinkSpec& parent_link = links_[pl];
+    bool at_tip = false;
+    Vector3 p_tip = Vector3::Zero();
+    if (parent_link.flexible && parent_link.flexible->beam) {
+      const BeamSpec& bs = *parent_link.flexible->beam;
+      p_tip = bs.root + bs.properties.length * Vector3::UnitX();
+      at_tip = (J.origin.p - p_tip).norm() < 1e-9 * std::max(1.0, p_tip.norm());
+    }
+    if (J.type == JointType::kFixed && !at_tip && !links_[cl].flexible) {
       place[cl] = {pp.body, pp.X_body_link * J.origin};
     } else {
       // Revolute, prismatic and cylindrical joints get a body frame whose z axis is the joint
@@ -224,6 +261,10 @@ Model ModelBuilder::build() const {
       if (J.type == JointType::kUniversal) joint.axis2 = axis2[k];
       model.joint.push_back(joint);
       model.X_parent_joint.push_back(pp.X_body_link * J.origin * Transform{Ra, Vector3::Zero()});
+      model.at_tip.push_back(at_tip ? 1 : 0);
+      model.X_tip_joint.push_back(at_tip ? Transform{Matrix3::Identity(), -p_tip} * J.origin *
+                                               Transform{Ra, Vector3::Zero()}
+                                         : Transform::Identity());
     }
     ++visited;
     for (auto it = child_joints[cl].rbegin(); it != child_joints[cl].rend(); ++it) {
@@ -251,15 +292,71 @@ Model ModelBuilder::build() const {
   }
   for (const Inertia& I : model.inertia) model.inertia_matrix.push_back(I.matrix());
 
-  // Coordinates, limits and armature.
+  // Flexible bodies: their modes, from the physical data and the loads at their tips.
+  model.flex.assign(model.nbodies, FlexibleBody{});
+  {
+    std::vector<Inertia> Ic0 = model.inertia;  // composite bodies at the neutral configuration
+    for (int i = model.nbodies - 1; i > 0; --i) {
+      Ic0[model.parent[i]] += Ic0[i].toParent(model.X_parent_joint[i]);
+    }
+    for (std::size_t k = 0; k < links_.size(); ++k) {
+      const LinkSpec& L = links_[k];
+      if (!L.flexible) continue;
+      const int b = place[k].body;
+      const Matrix3 R_BL = place[k].X_body_link.R;
+      FlexibleBody& fb = model.flex[b];
+      try {
+        if (L.flexible->modal) {
+          const ModalSpec& ms = *L.flexible->modal;
+          fb = modalFlexibleBody(ms.participation, ms.frequency, ms.damping_ratio, R_BL);
+        } else {
+          const BeamSpec& bs = *L.flexible->beam;
+          TipLoad load;
+          if (bs.tip_load) {
+            load = *bs.tip_load;
+          } else {
+            Inertia outboard;  // about the tip, link axes
+            for (int c : model.children[b]) {
+              if (model.at_tip[c]) outboard += Ic0[c].toParent(model.X_tip_joint[c]);
+            }
+            load = {outboard.m, outboard.I(0, 0), outboard.I(1, 1), outboard.I(2, 2)};
+          }
+          const SegmentModes sm = computeSegmentModes(bs.properties, load, bs.modes);
+          fb = beamFlexibleBody(sm, bs.properties, bs.root, R_BL, bs.damping_ratio);
+        }
+      } catch (const std::exception& e) {
+        fail(L.where, "link '" + L.name + "': " + e.what());
+      }
+      fb.model = flex_model_ ? *flex_model_ : L.flexible->model;
+      // M_f^(0) = [M_r M_td; M_tdᵀ M_dd] must be positive definite: the link's rigid inertia has to
+      // hold at least the beam's own (or the appendage's participating) inertia.
+      Eigen::MatrixXd M0(6 + fb.nf, 6 + fb.nf);
+      M0 << L.inertia.toParent(place[k].X_body_link).matrix(), fb.M_td, fb.M_td.transpose(), fb.M_dd;
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
+      if (!(eig.eigenvalues().minCoeff() > 1e-12 * std::max(1.0, L.inertia.m))) {
+        fail(L.where, "link '" + L.name + "': its mass and inertia are smaller than those of its "
+                      "flexible part (the extended mass matrix M_f is not positive definite); give "
+                      "the link at least the beam's mass ρ S l and inertia");
+      }
+    }
+  }
+
+  // Coordinates (each body: its joint's, then its modes'), limits and armature.
   int nq = 0, nv = 0;
-  for (Joint& j : model.joint) {
+  for (int i = 0; i < model.nbodies; ++i) {
+    Joint& j = model.joint[i];
     j.nq = jointNq(j.type);
     j.nv = jointNv(j.type);
     j.idx_q = nq;
     j.idx_v = nv;
     nq += j.nq;
     nv += j.nv;
+    FlexibleBody& fb = model.flex[i];
+    fb.idx_q = nq;
+    fb.idx_v = nv;
+    nq += fb.nf;
+    nv += fb.nf;
+    model.nflex += fb.nf;
   }
   model.nq = nq;
   model.nv = nv;
@@ -272,6 +369,7 @@ Model ModelBuilder::build() const {
   for (int i = 0; i < model.nbodies; ++i) {
     const Joint& j = model.joint[i];
     for (int d = 0; d < j.nv; ++d) model.v_body[j.idx_v + d] = i;
+    for (int d = 0; d < model.flex[i].nf; ++d) model.v_body[model.flex[i].idx_v + d] = i;
     if (joint_of_body[i] < 0) continue;
     const JointSpec& J = joints_[joint_of_body[i]];
     for (int d = 0; d < j.nv; ++d) {

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "core/flex/beam_modes.hpp"
 #include "core/model/model.hpp"
 
 namespace grapple::core {
@@ -35,10 +38,33 @@ class ModelError : public std::runtime_error {
   std::string message_;
 };
 
+// An assumed-mode segment: the beam starts at `root` and runs along +x of the link frame.
+struct BeamSpec {
+  BeamProperties properties;
+  Vector3 root = Vector3::Zero();     // [m] start of the flexible part, link components
+  ModeCounts modes;
+  std::optional<TipLoad> tip_load;    // default: the bodies at the tip, at the neutral configuration
+  double damping_ratio = 0.0;         // ξ of every mode
+};
+
+// A flexible appendage by modal participation (thesis App. D.2.1).
+struct ModalSpec {
+  Eigen::MatrixXd participation;      // L (nf x 6): [v ω] at the link origin, link components
+  Eigen::VectorXd frequency;          // (nf) [rad/s]
+  Eigen::VectorXd damping_ratio;      // (nf)
+};
+
+struct FlexSpec {
+  FlexModel model = FlexModel::kFull;
+  std::optional<BeamSpec> beam;       // exactly one of beam and modal
+  std::optional<ModalSpec> modal;
+};
+
 struct LinkSpec {
   std::string name;
-  Inertia inertia;      // about the link origin, link components
+  Inertia inertia;      // about the link origin, link components (the undeformed body)
   SourceLocation where;
+  std::optional<FlexSpec> flexible;
 };
 
 struct JointSpec {
@@ -65,6 +91,8 @@ class ModelBuilder {
   // Pose of the base link in the inertial frame (a fixed base only; a free base takes it from q).
   void setBasePlacement(const Transform& X_world_base) { base_placement_ = X_world_base; }
   void setGravity(const Vector3& g_W) { gravity_W_ = g_W; }
+  // Every flexible link uses this approximate model (§5.2.6.1), whatever its own spec says.
+  void setFlexModel(FlexModel model) { flex_model_ = model; }
 
   void addLink(LinkSpec link) { links_.push_back(std::move(link)); }
   void addJoint(JointSpec joint) { joints_.push_back(std::move(joint)); }
@@ -82,6 +110,7 @@ class ModelBuilder {
   BaseMode base_mode_ = BaseMode::kFixed;
   Transform base_placement_;
   Vector3 gravity_W_ = Vector3::Zero();
+  std::optional<FlexModel> flex_model_;
   std::vector<LinkSpec> links_;
   std::vector<JointSpec> joints_;
 };

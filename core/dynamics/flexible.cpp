@@ -1,0 +1,543 @@
+#include "core/dynamics/flexible.hpp"
+
+#include "core/dynamics/detail.hpp"
+
+namespace grapple::core::general {
+
+Matrix3 eulerRateMatrix(const Vector3& psi) {
+  const double cy = std::cos(psi.y()), sy = std::sin(psi.y());
+  const double cz = std::cos(psi.z()), sz = std::sin(psi.z());
+  Matrix3 R;
+  R << cz * cy, -sz, 0, sz * cy, cz, 0, -sy, 0, 1;
+  return R;
+}
+
+Vector3 eulerRateMatrixDotTimes(const Vector3& psi, const Vector3& pd) {
+  const double cy = std::cos(psi.y()), sy = std::sin(psi.y());
+  const double cz = std::cos(psi.z()), sz = std::sin(psi.z());
+  // d/dt of the columns of R_Ψ (eq. A.12), times ψ̇.
+  const Vector3 dcol_x = pd.y() * Vector3(-cz * sy, -sz * sy, -cy) +
+                         pd.z() * Vector3(-sz * cy, cz * cy, 0);
+  const Vector3 dcol_y = pd.z() * Vector3(-cz, -sz, 0);
+  return pd.x() * dcol_x + pd.y() * dcol_y;
+}
+
+namespace {
+
+using Eigen::VectorXd;
+
+bool hasTipChildren(const Model& m, int i) {
+  for (int c : m.children[i]) {
+    if (m.at_tip[c]) return true;
+  }
+  return false;
+}
+
+// The deformed tip frame and its motion matrix from δ (eq. 5.31–5.35, 5.42a), per flexible model.
+void updateTip(const Model& m, Data& d, int i, const VectorXd& q) {
+  const FlexibleBody& fb = m.flex[i];
+  FlexWork& w = d.flex[i];
+  const auto delta = q.segment(fb.idx_q, fb.nf);
+  const Vector3 psi = fb.Delta_e * delta, u = fb.Phi_e * delta;
+  Matrix3 Re = Matrix3::Identity(), Rpsi = Matrix3::Identity();
+  Vector3 pe = fb.p_tip + u;
+  if (fb.model == FlexModel::kNominalA) {
+    Re = rpyToMatrix(psi);
+    pe = fb.p_tip;
+  } else if (fb.model == FlexModel::kNominalR) {
+    Rpsi = eulerRateMatrix(psi);
+  } else {
+    Re = rpyToMatrix(psi);
+    Rpsi = eulerRateMatrix(psi);
+  }
+  w.X_PE = fb.X_body_link * Transform{Re, pe};
+  w.S_E.topRows<3>().noalias() = Re.transpose() * fb.Phi_e;
+  w.S_E.bottomRows<3>().noalias() = Re.transpose() * Rpsi * fb.Delta_e;
+}
+
+// Ṡ_E δ̇ (E components), consistent with updateTip.
+Vector6 tipVelocityProduct(const Model& m, const Data& d, int i, const VectorXd& q,
+                           const VectorXd& v) {
+  const FlexibleBody& fb = m.flex[i];
+  const FlexWork& w = d.flex[i];
+  const auto dd = v.segment(fb.idx_v, fb.nf);
+  const Vector3 v_rel = w.S_E.topRows<3>() * dd, w_rel = w.S_E.bottomRows<3>() * dd;
+  Vector6 c = Vector6::Zero();
+  if (fb.model != FlexModel::kNominalR) c.head<3>() = -w_rel.cross(v_rel);
+  if (fb.model != FlexModel::kNominalA) {
+    const Vector3 psi = fb.Delta_e * q.segment(fb.idx_q, fb.nf);
+    const Vector3 pd = fb.Delta_e * dd;
+    Matrix3 Re = fb.model == FlexModel::kNominalR ? Matrix3::Identity() : rpyToMatrix(psi);
+    c.tail<3>() = Re.transpose() * eulerRateMatrixDotTimes(psi, pd);
+  }
+  return c;
+}
+
+void updatePlacement(const Model& m, Data& d, int i, const VectorXd& q) {
+  if (!m.at_tip[i]) {
+    detail::updateJointPlacement(m, d, i, q.data());
+    return;
+  }
+  const Joint& j = m.joint[i];
+  if (j.type == JointType::kUniversal) jointMotionSubspace(j, q.data() + j.idx_q, d.S[i]);
+  d.flex[i].X_EB = m.X_tip_joint[i] * jointTransform(j, q.data() + j.idx_q);
+  d.X_parent[i] = d.flex[m.parent[i]].X_PE * d.flex[i].X_EB;
+}
+
+void placements(const Model& m, Data& d, const VectorXd& q) {
+  for (int i = 0; i < m.nbodies; ++i) {
+    updatePlacement(m, d, i, q);
+    if (m.flex[i].beam && hasTipChildren(m, i)) updateTip(m, d, i, q);
+  }
+}
+
+// The inertial terms of a flexible body at (t, a, δ, δ̇, δ̈): adds to W (6 + nf) and, when Mf is
+// given, writes M_f(δ) ((6 + nf)², the rigid block included).
+void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, const VectorXd& q,
+               const VectorXd& v, const double* a, ExtVector& W, ExtMatrix* Mf) {
+  const FlexibleBody& fb = m.flex[i];
+  const int nf = fb.nf;
+  const auto delta = q.segment(fb.idx_q, nf);
+  const auto ddelta = v.segment(fb.idx_v, nf);
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxModes, 1> dd2(nf);
+  if (a != nullptr) dd2 = Eigen::Map<const VectorXd>(a + fb.idx_v, nf);
+  else dd2.setZero();
+  const Vector3 vv = t.head<3>(), w = t.tail<3>(), al = acc.tail<3>();
+  const auto Mv = fb.M_td.topRows<3>(), Mw = fb.M_td.bottomRows<3>();
+  auto top_v = W.head<3>();
+  auto top_w = W.segment<3>(3);
+  auto bottom = W.tail(nf);
+  const bool full = fb.model == FlexModel::kFull && fb.beam;
+  if (Mf != nullptr) {
+    Mf->topLeftCorner<6, 6>() = m.inertia_matrix[i];
+    Mf->topRightCorner(6, nf) = fb.M_td;
+    Mf->bottomLeftCorner(nf, 6) = fb.M_td.transpose();
+    Mf->bottomRightCorner(nf, nf) = fb.M_dd;
+  }
+  if (!full) {
+    // Constant inertia M^(0): W_t += M_td δ̈ + t ×f (M_td δ̇), W_δ = M_tdᵀ a + M_dd δ̈.
+    const Vector3 fv = Mv * ddelta, fn = Mw * ddelta;  // (M_td δ̇) split
+    top_v += Mv * dd2 + w.cross(fv);
+    top_w += Mw * dd2 + w.cross(fn);
+    if (fb.model != FlexModel::kConstantMassPrinted) top_w += vv.cross(fv);
+    bottom = fb.M_td.transpose() * acc + fb.M_dd * dd2;
+  } else {
+    // Newton's law on the deformed beam (see flexible.hpp and model/flexible.hpp).
+    const Vector3 a_O = acc.head<3>() + w.cross(vv);  // classical acceleration of the origin
+    const Vector3 u = fb.Vu * delta, ud = fb.Vu * ddelta;
+    Matrix3 Cd = Matrix3::Zero(), Cdd = Matrix3::Zero(), Udd = Matrix3::Zero(), Uvd = Matrix3::Zero();
+    Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMaxModes> Hd = Mw;  // H_ru + H_rψ + H_uu(δ)
+    for (int j = 0; j < nf; ++j) {
+      Cd += delta[j] * fb.C[j];
+      Cdd += ddelta[j] * fb.C[j];
+      Matrix3 Qd = Matrix3::Zero();  // Σ_k δ_k Q_jk
+      for (int k = 0; k < nf; ++k) {
+        Qd += delta[k] * fb.Q[j * nf + k];
+        Hd.col(k) += delta[j] * fb.X[j * nf + k];
+      }
+      Udd += delta[j] * Qd;
+      Uvd += ddelta[j] * Qd;
+    }
+    const Matrix3 I_def = (2 * Cd.trace() + Udd.trace()) * Matrix3::Identity() - Cd -
+                          Cd.transpose() - Udd;
+    const Matrix3 R1 = Cdd + Uvd;
+    top_v += al.cross(u) + w.cross(w.cross(u)) + 2 * w.cross(ud) + fb.Vu * dd2;
+    top_w += u.cross(a_O) + I_def * al + w.cross(I_def * w) + 2 * (R1.trace() * w - R1 * w) +
+             Hd * dd2 + w.cross(Vector3(fb.Hrpsi * ddelta));
+    const double w2 = w.squaredNorm();
+    for (int k = 0; k < nf; ++k) {
+      Matrix3 R2 = fb.C[k];
+      Vector3 xk = Vector3::Zero();
+      for (int j = 0; j < nf; ++j) {
+        R2 += delta[j] * fb.Q[k * nf + j];
+        xk += ddelta[j] * fb.X[j * nf + k];
+      }
+      bottom[k] = fb.Vu.col(k).dot(a_O) + Hd.col(k).dot(al) + w.dot(R2 * w) - w2 * R2.trace() +
+                  2 * w.dot(xk);
+    }
+    bottom += fb.M_dd * dd2;
+    if (Mf != nullptr) {
+      Mf->block<3, 3>(0, 3) -= skew(u);
+      Mf->block<3, 3>(3, 0) += skew(u);
+      Mf->block<3, 3>(3, 3) += I_def;
+      Mf->block(3, 6, 3, nf) = Hd;
+      Mf->block(6, 3, nf, 3) = Hd.transpose();
+    }
+  }
+  bottom += fb.K * delta + fb.D * ddelta;
+}
+
+// Outward pass: placements, twists, accelerations (with a, or the velocity-product part when
+// a == nullptr), tip motions, and each body's extended wrench in d.flex[i].w (and M_f when
+// with_inertia).
+void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
+             const BodyWrenches* fext, bool with_inertia) {
+  Vector6 a_world = Vector6::Zero();
+  a_world.head<3>() = -m.gravity_W;
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    const int p = m.parent[i];
+    FlexWork& fw = d.flex[i];
+    updatePlacement(m, d, i, q);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
+    Vector6& t = d.t[i];
+    Vector6& acc = d.a[i];
+    if (p < 0) {
+      t = vJ;
+      acc = motionToChild(d.X_parent[i], a_world);
+    } else if (m.at_tip[i]) {
+      t = motionToChild(fw.X_EB, d.flex[p].t_E) + vJ;
+      acc = motionToChild(fw.X_EB, d.flex[p].a_E) + crossMotion(t, vJ);
+    } else {
+      t = motionToChild(d.X_parent[i], d.t[p]) + vJ;
+      acc = motionToChild(d.X_parent[i], d.a[p]) + crossMotion(t, vJ);
+    }
+    if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
+    if (j.type == JointType::kUniversal) {
+      acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
+    }
+    const FlexibleBody& fb = m.flex[i];
+    if (fb.beam && hasTipChildren(m, i)) {
+      updateTip(m, d, i, q);
+      fw.c_E = tipVelocityProduct(m, d, i, q, v);
+      const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
+      fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
+      fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
+      if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
+    }
+    // Extended wrench: the rigid body, then the modal terms.
+    const Inertia& I = m.inertia[i];
+    fw.w.head<6>() = I * acc + crossForce(t, I * t);
+    if (fext != nullptr) fw.w.head<6>() -= (*fext)[i];
+    if (fb.nf > 0) {
+      flexTerms(m, i, t, acc, q, v, a, fw.w, with_inertia ? &fw.M : nullptr);
+    } else if (with_inertia) {
+      fw.M = m.inertia_matrix[i];
+    }
+  }
+}
+
+// Carries an extended quantity of body c to its parent p: a wrench (6) of c, or the 6 rows of a
+// matrix of c's columns, becomes an extended one of p (6 + nf_p rows).
+void wrenchToParent(const Model& m, const Data& d, int c, const Vector6& f_c, ExtVector& out_p) {
+  const int p = m.parent[c];
+  if (m.at_tip[c]) {
+    const FlexWork& P = d.flex[p];
+    const Vector6 f_E = forceToParent(d.flex[c].X_EB, f_c);
+    out_p.head<6>() += forceToParent(P.X_PE, f_E);
+    out_p.tail(m.flex[p].nf) += P.S_E.transpose() * f_E;
+  } else {
+    out_p.head<6>() += forceToParent(d.X_parent[c], f_c);
+  }
+}
+
+// out_p += Āᵀ M_c Ā for a 6x6 symmetric M_c of body c (Ā: c's twist from p's extended velocity).
+void inertiaToParent(const Model& m, const Data& d, int c, const Matrix6& M_c, ExtMatrix& out_p) {
+  const int p = m.parent[c];
+  if (!m.at_tip[c]) {
+    Matrix6 acc = Matrix6::Zero();
+    addCongruenceToParentSymmetric(d.X_parent[c], M_c, acc);
+    out_p.topLeftCorner<6, 6>() += acc;
+    return;
+  }
+  const FlexWork& P = d.flex[p];
+  const int nf = m.flex[p].nf;
+  Matrix6 M_at_E = Matrix6::Zero();
+  addCongruenceToParentSymmetric(d.flex[c].X_EB, M_c, M_at_E);
+  Matrix6 top = Matrix6::Zero();
+  addCongruenceToParentSymmetric(P.X_PE, M_at_E, top);
+  out_p.topLeftCorner<6, 6>() += top;
+  const TipMatrix MS = M_at_E * P.S_E;  // (6 x nf) at E
+  for (int k = 0; k < nf; ++k) {
+    const Vector6 col = forceToParent(P.X_PE, MS.col(k));
+    out_p.block(0, 6 + k, 6, 1) += col;
+    out_p.block(6 + k, 0, 1, 6) += col.transpose();
+  }
+  out_p.bottomRightCorner(nf, nf) += P.S_E.transpose() * MS;
+}
+
+// Extended joint-rate propagation P_i = blockdiag(S_i, I_nf) applied or projected.
+int jointDofs(const Model& m, int i) { return m.joint[i].nv + m.flex[i].nf; }
+
+void project(const Model& m, const Data& d, int i, const ExtVector& f, double* out_joint,
+             double* out_modes) {
+  detail::jointProject(m.joint[i], d.S[i], Vector6(f.head<6>()), out_joint);
+  for (int k = 0; k < m.flex[i].nf; ++k) out_modes[k] = f[6 + k];
+}
+
+void checkArgs(const Model& m, const VectorXd& q, const VectorXd& v, const BodyWrenches* fext,
+               const char* where) {
+  detail::checkSize(q.size(), m.nq, "q", where);
+  detail::checkSize(v.size(), m.nv, "v", where);
+  if (fext) detail::checkSize(static_cast<Eigen::Index>(fext->size()), m.nbodies, "fext", where);
+}
+
+// Inward Newton–Euler: w_i = W_i + Σ_c Āᵀ w_c; τ = P_iᵀ w_i.
+void inward(const Model& m, Data& d, VectorXd& out) {
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    FlexWork& fw = d.flex[i];
+    project(m, d, i, fw.w, out.data() + m.joint[i].idx_v, out.data() + m.flex[i].idx_v);
+    if (m.parent[i] >= 0) wrenchToParent(m, d, i, fw.w.head<6>(), d.flex[m.parent[i]].w);
+  }
+}
+
+}  // namespace
+
+void forwardKinematics(const Model& m, Data& d, const VectorXd& q) {
+  detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
+  placements(m, d, q);
+  for (int i = 0; i < m.nbodies; ++i) {
+    const int p = m.parent[i];
+    d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
+  }
+}
+
+void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v) {
+  detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
+  forwardKinematics(m, d, q);
+  for (int i = 0; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    const int p = m.parent[i];
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
+    if (p < 0) d.t[i] = vJ;
+    else if (m.at_tip[i]) d.t[i] = motionToChild(d.flex[i].X_EB, d.flex[p].t_E) + vJ;
+    else d.t[i] = motionToChild(d.X_parent[i], d.t[p]) + vJ;
+    const FlexibleBody& fb = m.flex[i];
+    if (fb.beam && hasTipChildren(m, i)) {
+      d.flex[i].t_E = motionToChild(d.flex[i].X_PE, d.t[i]) +
+                      d.flex[i].S_E * v.segment(fb.idx_v, fb.nf);
+    }
+  }
+}
+
+const VectorXd& inverseDynamics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
+                                const VectorXd& a, const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "inverseDynamics");
+  detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
+  outward(m, d, q, v, a.data(), fext, false);
+  inward(m, d, d.tau);
+  d.tau.array() += m.armature.array() * a.array();
+  for (int i = 0; i < m.nbodies; ++i) d.w[i] = d.flex[i].w.head<6>();
+  return d.tau;
+}
+
+const VectorXd& nonlinearEffects(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
+                                 const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "nonlinearEffects");
+  outward(m, d, q, v, nullptr, fext, false);
+  inward(m, d, d.h);
+  return d.h;
+}
+
+const VectorXd& forwardDynamics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
+                                const VectorXd& tau, const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "forwardDynamics");
+  detail::checkSize(tau.size(), m.nv, "tau", "forwardDynamics");
+  outward(m, d, q, v, nullptr, fext, true);
+  // Upper sweep (Alg. A.3 with extended bodies): M̄ and the accumulator ζ (in fw.w) arrive with
+  // what the children sent.
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    FlexWork& fw = d.flex[i];
+    const Joint& j = m.joint[i];
+    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jointDofs(m, i);
+    if (dof > 0) {
+      // φ̄ = M̄ P, Δ = Pᵀ M̄ P, X̂ = b - Pᵀ ζ, with P = blockdiag(S_i, I_nf)
+      fw.phibar.resize(ext, dof);
+      fw.phibar.leftCols(j.nv).noalias() = fw.M.leftCols<6>() * d.S[i].leftCols(j.nv);
+      fw.phibar.rightCols(nf) = fw.M.rightCols(nf);
+      ExtMatrix Delta(dof, dof);
+      Delta.topRows(j.nv).noalias() = d.S[i].leftCols(j.nv).transpose() * fw.phibar.topRows<6>();
+      Delta.bottomRows(nf) = fw.phibar.bottomRows(nf);
+      for (int k = 0; k < j.nv; ++k) Delta(k, k) += m.armature[j.idx_v + k];
+      fw.Delta.compute(Delta);
+      fw.xhat.resize(dof);
+      fw.xhat.head(j.nv) = tau.segment(j.idx_v, j.nv);
+      fw.xhat.head(j.nv).noalias() -= d.S[i].leftCols(j.nv).transpose() * fw.w.head<6>();
+      fw.xhat.tail(nf) = tau.segment(m.flex[i].idx_v, nf) - fw.w.tail(nf);
+    }
+    const int p = m.parent[i];
+    if (p < 0) break;  // the root is body 0
+    // ζ + φ X̂ and M̄ - φ φ̄ᵀ, of which the parent sees the 6 rows of the twist.
+    Vector6 zeta = fw.w.head<6>();
+    Matrix6 Ma = fw.M.topLeftCorner<6, 6>();
+    if (dof > 0) {
+      const ExtVector y = fw.Delta.solve(fw.xhat);  // Δ⁻¹ X̂
+      zeta += fw.phibar.topRows<6>() * y;
+      const ExtMatrix DinvPhiT = fw.Delta.solve(ExtMatrix(fw.phibar.topRows<6>().transpose()));
+      Ma -= fw.phibar.topRows<6>() * DinvPhiT;
+    }
+    wrenchToParent(m, d, i, zeta, d.flex[p].w);
+    inertiaToParent(m, d, i, Ma, d.flex[p].M);
+  }
+  // Lower sweep: X_i = Δ⁻¹ (X̂ - φ̄ᵀ μ_in), μ_i = μ_in + P X_i.
+  for (int i = 0; i < m.nbodies; ++i) {
+    FlexWork& fw = d.flex[i];
+    const Joint& j = m.joint[i];
+    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jointDofs(m, i);
+    const int p = m.parent[i];
+    fw.mu.setZero(ext);
+    if (p >= 0) {
+      const FlexWork& P = d.flex[p];
+      if (m.at_tip[i]) {
+        const Vector6 mu_E = motionToChild(P.X_PE, Vector6(P.mu.head<6>())) +
+                             P.S_E * P.mu.tail(m.flex[p].nf);
+        fw.mu.head<6>() = motionToChild(fw.X_EB, mu_E);
+      } else {
+        fw.mu.head<6>() = motionToChild(d.X_parent[i], Vector6(P.mu.head<6>()));
+      }
+    }
+    if (dof > 0) {
+      const ExtVector rhs = fw.xhat - fw.phibar.transpose() * fw.mu;
+      const ExtVector x = fw.Delta.solve(rhs);
+      d.ddq.segment(j.idx_v, j.nv) = x.head(j.nv);
+      d.ddq.segment(m.flex[i].idx_v, nf) = x.tail(nf);
+      fw.mu.head<6>() += detail::jointMotion(j, d.S[i], x.data());
+      fw.mu.tail(nf) += x.tail(nf);
+    }
+    d.a[i] += fw.mu.head<6>();
+  }
+  return d.ddq;
+}
+
+const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
+  detail::checkSize(q.size(), m.nq, "q", "massMatrix");
+  const VectorXd zero = VectorXd::Zero(m.nv);
+  // M_f(δ) of each body (velocities are irrelevant to it).
+  placements(m, d, q);
+  for (int i = 0; i < m.nbodies; ++i) {
+    FlexWork& fw = d.flex[i];
+    if (m.flex[i].nf > 0) {
+      fw.w.setZero(6 + m.flex[i].nf);
+      flexTerms(m, i, Vector6::Zero(), Vector6::Zero(), q, zero, nullptr, fw.w, &fw.M);
+    } else {
+      fw.M = m.inertia_matrix[i];
+    }
+  }
+  for (int i = m.nbodies - 1; i > 0; --i) {
+    inertiaToParent(m, d, i, Matrix6(d.flex[i].M.topLeftCorner<6, 6>()), d.flex[m.parent[i]].M);
+  }
+  // H(i, i) = Pᵀ M̂ P; F = M̂ P carried to each ancestor, H(j, i) = P_jᵀ F.
+  d.H.setZero();
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    const int dof = jointDofs(m, i);
+    if (dof == 0) continue;
+    const Joint& ji = m.joint[i];
+    const int nfi = m.flex[i].nf;
+    // the columns of body i: joint DOFs then modes
+    for (int c = 0; c < dof; ++c) {
+      const int col = c < ji.nv ? ji.idx_v + c : m.flex[i].idx_v + (c - ji.nv);
+      ExtVector e = ExtVector::Zero(6 + nfi);  // P_i e_c
+      if (c < ji.nv) e.head<6>() = ji.nv == 6 ? Vector6(Vector6::Unit(c)) : Vector6(d.S[i].col(c));
+      else e[6 + (c - ji.nv)] = 1;
+      ExtVector F = d.flex[i].M * e;
+      // diagonal block
+      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1> pr(dof);
+      project(m, d, i, F, pr.data(), pr.data() + ji.nv);
+      for (int r = 0; r < dof; ++r) {
+        const int row = r < ji.nv ? ji.idx_v + r : m.flex[i].idx_v + (r - ji.nv);
+        d.H(row, col) = pr[r];
+      }
+      // ancestors
+      for (int ch = i, p = m.parent[i]; p >= 0; ch = p, p = m.parent[p]) {
+        ExtVector Fp = ExtVector::Zero(6 + m.flex[p].nf);
+        wrenchToParent(m, d, ch, Vector6(F.head<6>()), Fp);
+        F = Fp;
+        const int dp = jointDofs(m, p);
+        if (dp == 0) continue;
+        Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1> pp(dp);
+        project(m, d, p, F, pp.data(), pp.data() + m.joint[p].nv);
+        for (int r = 0; r < dp; ++r) {
+          const int row = r < m.joint[p].nv ? m.joint[p].idx_v + r
+                                            : m.flex[p].idx_v + (r - m.joint[p].nv);
+          d.H(row, col) = pp[r];
+          d.H(col, row) = pp[r];
+        }
+      }
+    }
+  }
+  d.H.diagonal() += m.armature;
+  return d.H;
+}
+
+double kineticEnergy(const Model& m, Data& d, const VectorXd& q, const VectorXd& v) {
+  forwardKinematics(m, d, q, v);
+  const VectorXd zero = VectorXd::Zero(m.nv);
+  double T = v.dot(m.armature.cwiseProduct(v));
+  for (int i = 0; i < m.nbodies; ++i) {
+    const int nf = m.flex[i].nf;
+    if (nf == 0) {
+      T += d.t[i].dot(m.inertia[i] * d.t[i]);
+      continue;
+    }
+    FlexWork& fw = d.flex[i];
+    fw.w.setZero(6 + nf);
+    flexTerms(m, i, Vector6::Zero(), Vector6::Zero(), q, zero, nullptr, fw.w, &fw.M);
+    ExtVector zeta(6 + nf);
+    zeta << d.t[i], v.segment(m.flex[i].idx_v, nf);
+    T += zeta.dot(fw.M * zeta);
+  }
+  return 0.5 * T;
+}
+
+Vector6 momentum(const Model& m, Data& d, const VectorXd& q, const VectorXd& v) {
+  forwardKinematics(m, d, q, v);
+  const VectorXd zero = VectorXd::Zero(m.nv);
+  Vector6 total = Vector6::Zero();
+  for (int i = 0; i < m.nbodies; ++i) {
+    const int nf = m.flex[i].nf;
+    Vector6 h = m.inertia[i] * d.t[i];
+    if (nf > 0) {
+      FlexWork& fw = d.flex[i];
+      fw.w.setZero(6 + nf);
+      flexTerms(m, i, Vector6::Zero(), Vector6::Zero(), q, zero, nullptr, fw.w, &fw.M);
+      ExtVector zeta(6 + nf);
+      zeta << d.t[i], v.segment(m.flex[i].idx_v, nf);
+      h = (fw.M * zeta).head<6>();
+    }
+    total += forceToParent(d.X_world[i], h);
+  }
+  return total;
+}
+
+double elasticEnergy(const Model& m, const VectorXd& q) {
+  double U = 0;
+  for (const FlexibleBody& fb : m.flex) {
+    if (fb.nf == 0) continue;
+    const auto delta = q.segment(fb.idx_q, fb.nf);
+    U += delta.dot(fb.K * delta);
+  }
+  return 0.5 * U;
+}
+
+void frameJacobian(const Model& m, Data& d, int frame_id, const Vector3& p_F, bool world) {
+  const Frame& f = m.frames.at(frame_id);
+  const Transform X_WF = d.X_world[f.body] * f.X_body_frame;
+  const Vector3 p_W = X_WF.act(p_F);
+  d.J.setZero();
+  auto column = [&](const Transform& X, const Vector6& s, int col) {
+    const Vector3 w = X.R * s.tail<3>();
+    d.J.col(col).head<3>() = X.R * s.head<3>() + w.cross(p_W - X.p);
+    d.J.col(col).tail<3>() = w;
+  };
+  for (int j = f.body, c = -1; j >= 0; c = j, j = m.parent[j]) {
+    const Joint& jt = m.joint[j];
+    for (int k = 0; k < jt.nv; ++k) column(d.X_world[j], d.S[j].col(k), jt.idx_v + k);
+    // the modes of j move the point only through its tip, if the path came from there
+    if (c >= 0 && m.at_tip[c]) {
+      const Transform X_WE = d.X_world[j] * d.flex[j].X_PE;
+      for (int k = 0; k < m.flex[j].nf; ++k) {
+        column(X_WE, d.flex[j].S_E.col(k), m.flex[j].idx_v + k);
+      }
+    }
+  }
+  if (!world) {
+    const Matrix3 R_FW = X_WF.R.transpose();
+    for (Eigen::Index c = 0; c < d.J.cols(); ++c) {
+      const Vector3 v = d.J.col(c).head<3>(), w = d.J.col(c).tail<3>();
+      d.J.col(c).head<3>() = R_FW * v;
+      d.J.col(c).tail<3>() = R_FW * w;
+    }
+  }
+}
+
+}  // namespace grapple::core::general
