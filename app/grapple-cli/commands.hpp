@@ -23,5 +23,6 @@ std::string defaultModelPath();
 int runProbe(const std::vector<std::string>& args);
 int runInfo(const std::vector<std::string>& args);
 int runSummary(const std::vector<std::string>& args);
+int runModes(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli

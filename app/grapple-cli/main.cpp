@@ -21,6 +21,9 @@ Commands:
         Everything the dynamics computes for one state, as JSON: mass matrix, Coriolis matrix,
         forward and inverse dynamics, Jacobians, momentum, energy, centre of mass.
         (The state format is in the README.)
+  modes MODEL [--json] [--base fixed|floating|flying]
+        Natural frequencies of the flexible bodies: each alone (clamped-loaded segments,
+        appendages) and coupled in the whole model linearized at its neutral configuration.
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "summary") return grapple::cli::runSummary(args);
     if (command == "info") return grapple::cli::runInfo(args);
     if (command == "probe") return grapple::cli::runProbe(args);
+    if (command == "modes") return grapple::cli::runModes(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::cout << kUsage;
       return 0;

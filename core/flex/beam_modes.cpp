@@ -283,7 +283,8 @@ Eigen::MatrixXd modalDamping(const Eigen::MatrixXd& K, const Eigen::VectorXd& om
 }  // namespace
 
 FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam,
-                              const Vector3& root, const Matrix3& R, double damping_ratio) {
+                              const Vector3& root, const Matrix3& R, double damping_ratio,
+                              bool rotary_inertia) {
   const int nf = sm.counts.total();
   const double mu = beam.density * beam.area, l = beam.length;
   FlexibleBody f;
@@ -315,11 +316,12 @@ FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam
       }
     }
   });
+  if (!rotary_inertia) Hrpsi.setZero();
   f.Vu = R * sm.Vu;
   f.M_td.resize(6, nf);
   f.M_td.topRows<3>() = f.Vu;
   f.M_td.bottomRows<3>() = R * (Hru + Hrpsi);
-  f.M_dd = sm.Zuu_bar + sm.Zpsi_bar;
+  f.M_dd = rotary_inertia ? Eigen::MatrixXd(sm.Zuu_bar + sm.Zpsi_bar) : sm.Zuu_bar;
   f.Zuu = sm.Zuu_bar;
   f.Hrpsi = R * Hrpsi;
   f.K = sm.K;

@@ -91,9 +91,11 @@ namespace grapple::core {
 // The flexible-body data of a segment (model/flexible.hpp) from its modes: the beam starts at
 // `root` and runs along +x of its link frame, which sits in the body frame with rotation
 // R_body_link. damping_ratio: modal damping ξ of every mode.
+// rotary_inertia: keep the sections' rotary inertia (H_rψ, Z̄_ψψ); the thesis drops it in its
+// planar test, whose data would overestimate it.
 FlexibleBody beamFlexibleBody(const SegmentModes& modes, const BeamProperties& beam,
                               const Vector3& root, const Matrix3& R_body_link,
-                              double damping_ratio);
+                              double damping_ratio, bool rotary_inertia = true);
 
 // A flexible appendage from its modal participation (App. D.2.1): L (nf x 6, columns v_x v_y v_z
 // ω_x ω_y ω_z at the link origin, link components), natural frequencies ω (rad/s), damping ratios

@@ -51,6 +51,75 @@ std::vector<double> readPerDof(const yaml::Reader& r, const YAML::Node& n, int n
   return {r.number(n, what)};
 }
 
+// flexible: {model: flex, beam: {...}} or {model: ..., modal: {...}}
+FlexSpec readFlexible(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  r.checkKeys(n, {"model", "beam", "modal"}, what);
+  FlexSpec f;
+  if (n["model"].IsDefined()) {
+    f.model = *flexModelFromName(r.choice(
+        n["model"], {"flex", "flex-M", "flex-M-printed", "flex-MA", "flex-MR"}, what + ".model"));
+  }
+  if (n["beam"].IsDefined() == n["modal"].IsDefined()) {
+    r.fail(n, what + ": give exactly one of 'beam' (an assumed-mode segment) or 'modal' (an "
+                     "appendage by modal participation)");
+  }
+  if (n["beam"].IsDefined()) {
+    const YAML::Node b = n["beam"];
+    const std::string w = what + ".beam";
+    r.checkKeys(b, {"length", "root", "density", "area", "young", "shear", "Iy", "Iz", "modes",
+                    "damping_ratio", "tip_load", "rotary_inertia"}, w);
+    BeamSpec bs;
+    bs.properties.length = r.positive(r.require(b, "length", w), w + ".length");
+    bs.properties.density = r.positive(r.require(b, "density", w), w + ".density");
+    bs.properties.area = r.positive(r.require(b, "area", w), w + ".area");
+    bs.properties.young = r.number(b, "young", 0.0, w + ".young");
+    bs.properties.shear = r.number(b, "shear", 0.0, w + ".shear");
+    bs.properties.Iy = r.number(b, "Iy", 0.0, w + ".Iy");
+    bs.properties.Iz = r.number(b, "Iz", 0.0, w + ".Iz");
+    if (b["root"].IsDefined()) bs.root = r.vector3(b["root"], w + ".root");
+    const YAML::Node md = r.require(b, "modes", w);
+    r.checkKeys(md, {"traction", "bending_y", "bending_z", "torsion"}, w + ".modes");
+    auto count = [&](const char* key) {
+      if (!md[key].IsDefined()) return 0;
+      const int c = r.integer(md[key], w + ".modes." + key);
+      if (c < 0) r.fail(md[key], w + ".modes." + key + ": must be >= 0");
+      return c;
+    };
+    bs.modes = ModeCounts{count("traction"), count("bending_y"), count("bending_z"), count("torsion")};
+    if (b["damping_ratio"].IsDefined()) bs.damping_ratio = r.nonNegative(b["damping_ratio"], w + ".damping_ratio");
+    if (b["rotary_inertia"].IsDefined()) bs.rotary_inertia = r.boolean(b["rotary_inertia"], w + ".rotary_inertia");
+    if (b["tip_load"].IsDefined()) {
+      const YAML::Node t = b["tip_load"];
+      r.checkKeys(t, {"mass", "Jx", "Jy", "Jz"}, w + ".tip_load");
+      bs.tip_load = TipLoad{r.number(t, "mass", 0.0, w + ".tip_load.mass"), r.number(t, "Jx", 0.0, w + ".tip_load.Jx"),
+                            r.number(t, "Jy", 0.0, w + ".tip_load.Jy"), r.number(t, "Jz", 0.0, w + ".tip_load.Jz")};
+    }
+    f.beam = bs;
+  } else {
+    const YAML::Node mo = n["modal"];
+    const std::string w = what + ".modal";
+    r.checkKeys(mo, {"participation", "frequency", "damping_ratio"}, w);
+    const YAML::Node L = r.require(mo, "participation", w);
+    r.requireSequence(L, w + ".participation");
+    ModalSpec ms;
+    const int nf = static_cast<int>(L.size());
+    ms.participation.resize(nf, 6);
+    for (int k = 0; k < nf; ++k) {
+      const std::vector<double> row = r.numbers(L[k], 6, w + ".participation[" + std::to_string(k) + "]");
+      for (int c = 0; c < 6; ++c) ms.participation(k, c) = row[c];
+    }
+    const std::vector<double> fr = r.numbers(r.require(mo, "frequency", w), nf, w + ".frequency");
+    ms.frequency = Eigen::Map<const Eigen::VectorXd>(fr.data(), nf);
+    ms.damping_ratio = Eigen::VectorXd::Zero(nf);
+    if (mo["damping_ratio"].IsDefined()) {
+      const std::vector<double> z = r.numbers(mo["damping_ratio"], nf, w + ".damping_ratio");
+      ms.damping_ratio = Eigen::Map<const Eigen::VectorXd>(z.data(), nf);
+    }
+    f.modal = ms;
+  }
+  return f;
+}
+
 JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::string& child,
                     const std::string& what) {
   r.checkKeys(n, {"name", "type", "parent", "origin", "dh", "axis", "axis2", "limits", "armature"},
@@ -117,9 +186,15 @@ JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::strin
 }  // namespace
 
 ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
-  r.checkKeys(model, {"name", "gravity", "base", "links"}, "model");
+  r.checkKeys(model, {"name", "gravity", "base", "links", "flex_model"}, "model");
   ModelBuilder b(model["name"].IsDefined() ? r.string(model["name"], "model.name") : "model");
   if (model["gravity"].IsDefined()) b.setGravity(r.vector3(model["gravity"], "model.gravity"));
+  if (model["flex_model"].IsDefined()) {
+    // every flexible link of the model uses this approximate model (§5.2.6.1)
+    b.setFlexModel(*flexModelFromName(r.choice(
+        model["flex_model"], {"flex", "flex-M", "flex-M-printed", "flex-MA", "flex-MR"},
+        "model.flex_model")));
+  }
   const YAML::Node base = r.require(model, "base", "model");
   r.checkKeys(base, {"name", "mode", "mass", "com", "inertia", "placement"}, "model.base");
   const std::string mode = r.choice(r.require(base, "mode", "model.base"),
@@ -142,9 +217,13 @@ ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
     for (std::size_t k = 0; k < links.size(); ++k) {
       const YAML::Node l = links[k];
       const std::string what = "model.links[" + std::to_string(k) + "]";
-      r.checkKeys(l, {"name", "mass", "com", "inertia", "joint"}, what);
+      r.checkKeys(l, {"name", "mass", "com", "inertia", "joint", "flexible"}, what);
       const std::string name = r.string(r.require(l, "name", what), what + ".name");
-      b.addLink({name, readBody(r, l, "link '" + name + "'"), at(r, l)});
+      LinkSpec link{name, readBody(r, l, "link '" + name + "'"), at(r, l)};
+      if (l["flexible"].IsDefined()) {
+        link.flexible = readFlexible(r, l["flexible"], "link '" + name + "'.flexible");
+      }
+      b.addLink(link);
       b.addJoint(readJoint(r, r.require(l, "joint", what), name, "link '" + name + "'.joint"));
     }
   }

@@ -16,7 +16,9 @@
 // Newton's law on that continuum, so the model is Lagrangian and conserves energy.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
@@ -34,6 +36,7 @@ enum class FlexModel {
   kNominalR,      // "flex-MR": as flex-M, and the tip rotation of the kinematics ignored
 };
 std::string_view flexModelName(FlexModel m);
+std::optional<FlexModel> flexModelFromName(std::string_view name);
 
 constexpr int kMaxModes = 16;  // per body
 

@@ -79,6 +79,14 @@ std::string_view flexModelName(FlexModel m) {
   return "?";
 }
 
+std::optional<FlexModel> flexModelFromName(std::string_view name) {
+  for (FlexModel m : {FlexModel::kFull, FlexModel::kConstantMass, FlexModel::kConstantMassPrinted,
+                      FlexModel::kNominalA, FlexModel::kNominalR}) {
+    if (flexModelName(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
 double Model::totalMass() const {
   double m = 0.0;
   for (const Inertia& I : inertia) m += I.m;

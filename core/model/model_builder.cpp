@@ -322,20 +322,24 @@ Model ModelBuilder::build() const {
             load = {outboard.m, outboard.I(0, 0), outboard.I(1, 1), outboard.I(2, 2)};
           }
           const SegmentModes sm = computeSegmentModes(bs.properties, load, bs.modes);
-          fb = beamFlexibleBody(sm, bs.properties, bs.root, R_BL, bs.damping_ratio);
+          if (!bs.rotary_inertia && bs.modes.torsion > 0) {
+            fail(L.where, "link '" + L.name + "': torsion modes need the sections' rotary inertia");
+          }
+          fb = beamFlexibleBody(sm, bs.properties, bs.root, R_BL, bs.damping_ratio,
+                                bs.rotary_inertia);
         }
       } catch (const std::exception& e) {
         fail(L.where, "link '" + L.name + "': " + e.what());
       }
       fb.model = flex_model_ ? *flex_model_ : L.flexible->model;
-      // M_f^(0) = [M_r M_td; M_tdᵀ M_dd] must be positive definite: the link's rigid inertia has to
+      // M_f^(0) = [M_r M_td; M_tdᵀ M_dd] must be positive semi-definite: the link's rigid inertia has to
       // hold at least the beam's own (or the appendage's participating) inertia.
       Eigen::MatrixXd M0(6 + fb.nf, 6 + fb.nf);
       M0 << L.inertia.toParent(place[k].X_body_link).matrix(), fb.M_td, fb.M_td.transpose(), fb.M_dd;
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
-      if (!(eig.eigenvalues().minCoeff() > 1e-12 * std::max(1.0, L.inertia.m))) {
+      if (!(eig.eigenvalues().minCoeff() > -1e-9 * std::max(1.0, eig.eigenvalues().maxCoeff()))) {
         fail(L.where, "link '" + L.name + "': its mass and inertia are smaller than those of its "
-                      "flexible part (the extended mass matrix M_f is not positive definite); give "
+                      "flexible part (the extended mass matrix M_f is not positive semi-definite); give "
                       "the link at least the beam's mass ρ S l and inertia");
       }
     }

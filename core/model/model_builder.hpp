@@ -45,6 +45,7 @@ struct BeamSpec {
   ModeCounts modes;
   std::optional<TipLoad> tip_load;    // default: the bodies at the tip, at the neutral configuration
   double damping_ratio = 0.0;         // ξ of every mode
+  bool rotary_inertia = true;         // the sections' rotary inertia (needed for torsion modes)
 };
 
 // A flexible appendage by modal participation (thesis App. D.2.1).
