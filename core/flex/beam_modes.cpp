@@ -284,7 +284,7 @@ Eigen::MatrixXd modalDamping(const Eigen::MatrixXd& K, const Eigen::VectorXd& om
 
 FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam,
                               const Vector3& root, const Matrix3& R, double damping_ratio,
-                              bool rotary_inertia) {
+                              bool rotary_inertia, bool segment_modal_mass) {
   const int nf = sm.counts.total();
   const double mu = beam.density * beam.area, l = beam.length;
   FlexibleBody f;
@@ -322,6 +322,7 @@ FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam
   f.M_td.topRows<3>() = f.Vu;
   f.M_td.bottomRows<3>() = R * (Hru + Hrpsi);
   f.M_dd = rotary_inertia ? Eigen::MatrixXd(sm.Zuu_bar + sm.Zpsi_bar) : sm.Zuu_bar;
+  if (segment_modal_mass) f.M_dd = sm.mass * Eigen::MatrixXd::Identity(nf, nf);
   f.Zuu = sm.Zuu_bar;
   f.Hrpsi = R * Hrpsi;
   f.K = sm.K;

@@ -95,7 +95,8 @@ namespace grapple::core {
 // planar test, whose data would overestimate it.
 FlexibleBody beamFlexibleBody(const SegmentModes& modes, const BeamProperties& beam,
                               const Vector3& root, const Matrix3& R_body_link,
-                              double damping_ratio, bool rotary_inertia = true);
+                              double damping_ratio, bool rotary_inertia = true,
+                              bool segment_modal_mass = false);
 
 // A flexible appendage from its modal participation (App. D.2.1): L (nf x 6, columns v_x v_y v_z
 // ω_x ω_y ω_z at the link origin, link components), natural frequencies ω (rad/s), damping ratios

@@ -67,7 +67,7 @@ FlexSpec readFlexible(const yaml::Reader& r, const YAML::Node& n, const std::str
     const YAML::Node b = n["beam"];
     const std::string w = what + ".beam";
     r.checkKeys(b, {"length", "root", "density", "area", "young", "shear", "Iy", "Iz", "modes",
-                    "damping_ratio", "tip_load", "rotary_inertia"}, w);
+                    "damping_ratio", "tip_load", "rotary_inertia", "modal_mass"}, w);
     BeamSpec bs;
     bs.properties.length = r.positive(r.require(b, "length", w), w + ".length");
     bs.properties.density = r.positive(r.require(b, "density", w), w + ".density");
@@ -88,6 +88,10 @@ FlexSpec readFlexible(const yaml::Reader& r, const YAML::Node& n, const std::str
     bs.modes = ModeCounts{count("traction"), count("bending_y"), count("bending_z"), count("torsion")};
     if (b["damping_ratio"].IsDefined()) bs.damping_ratio = r.nonNegative(b["damping_ratio"], w + ".damping_ratio");
     if (b["rotary_inertia"].IsDefined()) bs.rotary_inertia = r.boolean(b["rotary_inertia"], w + ".rotary_inertia");
+    if (b["modal_mass"].IsDefined()) {
+      bs.segment_modal_mass =
+          r.choice(b["modal_mass"], {"integrals", "segment_mass"}, w + ".modal_mass") == "segment_mass";
+    }
     if (b["tip_load"].IsDefined()) {
       const YAML::Node t = b["tip_load"];
       r.checkKeys(t, {"mass", "Jx", "Jy", "Jz"}, w + ".tip_load");
@@ -256,7 +260,7 @@ Model buildOrThrow(const ModelBuilder& b, const std::string& path) {
 Model loadModelYaml(const std::string& path) { return buildOrThrow(readModelFile(path), path); }
 
 Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
-                    std::vector<std::string>* warnings) {
+                    std::vector<std::string>* warnings, std::optional<FlexModel> flex_model) {
   auto ends_with = [&](const char* ext) {
     const std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
@@ -270,6 +274,7 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
   }
   if (ends_with(".yaml") || ends_with(".yml")) {
     ModelBuilder b = readModelFile(path);
+    if (flex_model) b.setFlexModel(*flex_model);
     if (base_mode && *base_mode != b.baseMode()) {
       b.setBaseMode(*base_mode);
       b.setBasePlacement(Transform::Identity());

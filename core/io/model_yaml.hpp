@@ -19,7 +19,9 @@ Model loadModelYaml(const std::string& path);
 
 // Any robot file, by extension: .urdf (URDF) or .yaml/.yml (YAML). `base_mode` overrides the
 // file's base mode; URDF warnings (elements read but not modelled) are appended to `warnings`.
+// `flex_model` sets the approximate model of every flexible link (YAML robots).
 Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode = std::nullopt,
-                    std::vector<std::string>* warnings = nullptr);
+                    std::vector<std::string>* warnings = nullptr,
+                    std::optional<FlexModel> flex_model = std::nullopt);
 
 }  // namespace grapple::core

@@ -52,6 +52,13 @@ std::string checkPhysicalInertia(double mass, const Matrix3& I) {
   return {};
 }
 
+LinkSpec& ModelBuilder::link(const std::string& name) {
+  for (LinkSpec& l : links_) {
+    if (l.name == name) return l;
+  }
+  throw ModelError({}, "no link '" + name + "'");
+}
+
 Model ModelBuilder::build() const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   Model model;
@@ -326,7 +333,7 @@ Model ModelBuilder::build() const {
             fail(L.where, "link '" + L.name + "': torsion modes need the sections' rotary inertia");
           }
           fb = beamFlexibleBody(sm, bs.properties, bs.root, R_BL, bs.damping_ratio,
-                                bs.rotary_inertia);
+                                bs.rotary_inertia, bs.segment_modal_mass);
         }
       } catch (const std::exception& e) {
         fail(L.where, "link '" + L.name + "': " + e.what());

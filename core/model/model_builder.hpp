@@ -46,6 +46,9 @@ struct BeamSpec {
   std::optional<TipLoad> tip_load;    // default: the bodies at the tip, at the neutral configuration
   double damping_ratio = 0.0;         // ξ of every mode
   bool rotary_inertia = true;         // the sections' rotary inertia (needed for torsion modes)
+  // De Luca & Siciliano compatibility (App. D.1.1, spec §7.11): modal masses m I instead of the
+  // integrals, the modes assumed orthogonal, as the thesis did to compare with their model.
+  bool segment_modal_mass = false;
 };
 
 // A flexible appendage by modal participation (thesis App. D.2.1).
@@ -99,6 +102,8 @@ class ModelBuilder {
   void addJoint(JointSpec joint) { joints_.push_back(std::move(joint)); }
 
   const std::vector<LinkSpec>& links() const { return links_; }
+  // The link of that name, to edit before build(); throws ModelError if there is none.
+  LinkSpec& link(const std::string& name);
   const std::vector<JointSpec>& joints() const { return joints_; }
   BaseMode baseMode() const { return base_mode_; }
 

@@ -12,6 +12,7 @@
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/model_yaml.hpp"
+#include "core/model/model_builder.hpp"
 #include "tests/support/random_model.hpp"
 
 using namespace grapple::core;
@@ -37,6 +38,20 @@ struct Fixture {
 Fixture& mda() {
   static Fixture f(loadModelYaml(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/mda_deos.yaml"));
   return f;
+}
+
+Fixture& chaser(FlexModel fm) {
+  static std::map<int, std::unique_ptr<Fixture>> cache;
+  auto& f = cache[static_cast<int>(fm)];
+  if (!f) {
+    ModelBuilder b = [] {
+      const std::string path = std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/chaser.yaml";
+      return readModelYaml(yaml::Reader(path), yaml::loadFile(path)["model"]);
+    }();
+    b.setFlexModel(fm);
+    f = std::make_unique<Fixture>(b.build());
+  }
+  return *f;
 }
 
 Fixture& chain(int n) {
@@ -71,6 +86,10 @@ void Chain_CoriolisMatrix(benchmark::State& s) { run(s, chain(static_cast<int>(s
 
 }  // namespace
 
+void Chaser_ForwardDynamics(benchmark::State& s) { run(s, chaser(static_cast<FlexModel>(s.range(0))), kFd); }
+void Chaser_InverseDynamics(benchmark::State& s) { run(s, chaser(static_cast<FlexModel>(s.range(0))), kId); }
+void Chaser_MassMatrix(benchmark::State& s) { run(s, chaser(static_cast<FlexModel>(s.range(0))), kH); }
+
 BENCHMARK(MDA_ForwardDynamics);
 BENCHMARK(MDA_InverseDynamics);
 BENCHMARK(MDA_MassMatrix);
@@ -79,5 +98,10 @@ BENCHMARK(Chain_ForwardDynamics)->RangeMultiplier(2)->Range(1, 128);
 BENCHMARK(Chain_InverseDynamics)->RangeMultiplier(2)->Range(1, 128);
 BENCHMARK(Chain_MassMatrix)->RangeMultiplier(2)->Range(1, 128);
 BENCHMARK(Chain_CoriolisMatrix)->RangeMultiplier(2)->Range(1, 128);
+
+// Argument: the flexible model (0 flex, 1 flex-M, 3 flex-MA, 4 flex-MR).
+BENCHMARK(Chaser_ForwardDynamics)->Arg(0)->Arg(1)->Arg(3)->Arg(4);
+BENCHMARK(Chaser_InverseDynamics)->Arg(0)->Arg(1);
+BENCHMARK(Chaser_MassMatrix)->Arg(0)->Arg(1);
 
 BENCHMARK_MAIN();
