@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/analysis/modal.hpp"
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/energy.hpp"
+#include "core/dynamics/flexible.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/model_yaml.hpp"
@@ -110,9 +112,17 @@ int runSummary(const std::vector<std::string>& args) {
   if (dt > duration) throw UsageError("summary: --dt is longer than --duration");
   const Model m = loadModelFile(path);
   printModel(std::cout, m, path);
-  const int nb = m.baseDofs(), nj = m.nv - nb;
+  // The joint coordinates (the base and the modal coordinates are left free).
+  std::vector<int> joint_q, joint_v;
+  for (int i = 1; i < m.nbodies; ++i) {
+    if (m.joint[i].nv == 1) {
+      joint_q.push_back(m.joint[i].idx_q);
+      joint_v.push_back(m.joint[i].idx_v);
+    }
+  }
+  const int nj = static_cast<int>(joint_v.size());
   if (nj == 0) {
-    std::cout << "\nNo joints to move.\n";
+    std::cout << "\nNo 1-DOF joints to move.\n";
     return 0;
   }
 
@@ -121,8 +131,7 @@ int runSummary(const std::vector<std::string>& args) {
   VectorXd target = VectorXd::Constant(nj, 0.5);
   if (nj == 6) target << 2.21, 0.81, 1.27, 1.64, 2.83, 1.25;
   for (int k = 0; k < nj; ++k) {
-    const int iq = m.joint[m.v_body[nb + k]].idx_q;
-    target[k] = std::clamp(target[k], m.lower_position_limit[iq], m.upper_position_limit[iq]);
+    target[k] = std::clamp(target[k], m.lower_position_limit[joint_q[k]], m.upper_position_limit[joint_q[k]]);
   }
   const double T = 0.8 * duration;
   const QuinticPath path_q(VectorXd::Zero(nj), target, T);
@@ -132,19 +141,20 @@ int runSummary(const std::vector<std::string>& args) {
   VectorXd a_des = VectorXd::Zero(m.nv), v_des = VectorXd::Zero(m.nv);
   const ForceLaw feedforward = [&](double t, const VectorXd& q, const VectorXd& v, VectorXd& tau) {
     const QuinticSample s = path_q.at(t);
-    a_des.tail(nj) = s.acceleration;
+    for (int k = 0; k < nj; ++k) a_des[joint_v[k]] = s.acceleration[k];
     if (m.base_mode == BaseMode::kFloating) {
       tau = inverseDynamicsFloatingBase(m, d_ff, q, v, a_des);
     } else {
       v_des = v;  // a flying base is held (zero base acceleration) by its actuators
       tau = inverseDynamics(m, d_ff, q, v_des, a_des);
     }
+    for (const FlexibleBody& f : m.flex) tau.segment(f.idx_v, f.nf).setZero();  // no modal forces
   };
 
   VectorXd q = q0, v = VectorXd::Zero(m.nv);
   const Vector6 h0 = momentum(m, d, q, v);
   const Vector3 c0 = centerOfMass(m, d, q);
-  const double E0 = kineticEnergy(m, d, q, v);
+  const double E0 = kineticEnergy(m, d, q, v) + general::elasticEnergy(m, q);
   Rk4 rk4(m);
   double work = 0, max_track = 0, peak_tau = 0, max_h = 0, max_c = 0, peak_E = 0, max_dE = 0;
   VectorXd tau_probe(m.nv);
@@ -155,19 +165,18 @@ int runSummary(const std::vector<std::string>& args) {
     tau_probe.setZero();
     feedforward(t, q, v, tau_probe);
     for (int i = 0; i < nj; ++i) {
-      const double limit = m.effort_limit[nb + i];
-      peak_tau = std::max(peak_tau, std::abs(tau_probe[nb + i]) / (std::isfinite(limit) ? limit : 1.0));
+      const double limit = m.effort_limit[joint_v[i]];
+      peak_tau = std::max(peak_tau, std::abs(tau_probe[joint_v[i]]) / (std::isfinite(limit) ? limit : 1.0));
     }
     work += rk4.step(m, d, t, dt, q, v, feedforward);
     const QuinticSample s = path_q.at(t + dt);
     for (int i = 0; i < nj; ++i) {
-      const int iq = m.joint[m.v_body[nb + i]].idx_q;
-      max_track = std::max(max_track, std::abs(q[iq] - s.position[i]));
+      max_track = std::max(max_track, std::abs(q[joint_q[i]] - s.position[i]));
     }
     if (k % 100 == 99) {
       max_h = std::max(max_h, (momentum(m, d, q, v) - h0).norm());
       max_c = std::max(max_c, (centerOfMass(m, d, q) - c0).norm());
-      const double E = kineticEnergy(m, d, q, v);
+      const double E = kineticEnergy(m, d, q, v) + general::elasticEnergy(m, q);
       peak_E = std::max(peak_E, E);
       max_dE = std::max(max_dE, std::abs(E - E0 - work));
     }
@@ -183,9 +192,13 @@ int runSummary(const std::vector<std::string>& args) {
                 "          torques: inverse dynamics of the path at the current state, no error feedback;\n"
                 "          RK4 at %.3g s, %d steps\n", dt, steps);
   std::cout << line;
-  std::snprintf(line, sizeof line, "Tracking  max joint error %.3e rad (forward vs inverse dynamics)\n", max_track);
+  std::snprintf(line, sizeof line, "Tracking  max joint error %.3e rad %s\n", max_track,
+                m.hasFlexibleBodies() ? "(open loop: the flexible bodies deform and the joints stray)"
+                                      : "(forward vs inverse dynamics)");
   std::cout << line;
-  if (std::isfinite(m.effort_limit.tail(nj).maxCoeff())) {
+  bool limited = false;
+  for (int i : joint_v) limited = limited || std::isfinite(m.effort_limit[i]);
+  if (limited) {
     std::snprintf(line, sizeof line, "Torques   peak %.1f %% of the joint effort limits\n", 100 * peak_tau);
   } else {
     std::snprintf(line, sizeof line, "Torques   peak %.3f N m\n", peak_tau);
@@ -202,8 +215,9 @@ int runSummary(const std::vector<std::string>& args) {
     std::cout << line;
   }
   std::snprintf(line, sizeof line,
-                "Energy    peak kinetic %.4e J; kinetic energy minus work of the torques stays within %.2e J\n",
-                peak_E, max_dE);
+                "Energy    peak %.4e J; energy minus work of the torques stays within %.2e J%s\n",
+                peak_E, max_dE,
+                dampingMatrix(m).isZero() ? "" : " (modal damping dissipates the difference)");
   std::cout << line;
   std::snprintf(line, sizeof line, "Speed     %.3f s of wall time, %.0f x real time\n", wall, duration / wall);
   std::cout << line;

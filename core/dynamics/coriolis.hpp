@@ -17,7 +17,8 @@
 
 namespace grapple::core {
 
-// Fills data.C.
+// Fills data.C. Rigid models only (throws std::invalid_argument for flexible bodies, whose
+// Christoffel-consistent C is not derived yet; their C v is nonlinearEffects at zero gravity).
 const Eigen::MatrixXd& coriolisMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& v);
 

@@ -12,7 +12,12 @@ Vector3 centerOfMass(const Model& m, Data& d, const Eigen::VectorXd& q) {
   for (int i = 0; i < m.nbodies; ++i) {
     const Inertia& I = m.inertia[i];
     const Transform& X = d.X_world[i];
-    first_moment += X.R * I.h + I.m * X.p;
+    Vector3 h = I.h;
+    const FlexibleBody& f = m.flex[i];
+    // The deformation shifts the first moment by the translational participation times δ
+    // (V_u δ for a beam, L_vᵀ δ for a modal appendage), as the momentum's M_td δ̇ says.
+    if (f.nf > 0) h += f.M_td.topRows<3>() * q.segment(f.idx_q, f.nf);
+    first_moment += X.R * h + I.m * X.p;
     mass += I.m;
   }
   return mass > 0 ? Vector3(first_moment / mass) : Vector3::Zero();

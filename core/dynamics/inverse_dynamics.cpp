@@ -1,5 +1,7 @@
 #include "core/dynamics/inverse_dynamics.hpp"
 
+#include <Eigen/Cholesky>
+
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
 
@@ -59,6 +61,18 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
   }
   checkInputs(m, q, v, fext, "inverseDynamicsFloatingBase");
   detail::checkSize(a.size(), m.nv, "a", "inverseDynamicsFloatingBase");
+  if (m.hasFlexibleBodies()) {
+    // From the blocks of H: H00 a_b = -(h_0 + H_0m a_m), then τ_m = H_m0 a_b + H_mm a_m + h_m.
+    const Eigen::MatrixXd& H = general::massMatrix(m, d, q);
+    const Eigen::VectorXd h = general::nonlinearEffects(m, d, q, v, fext);
+    const int n = m.nv - 6;
+    d.ddq = a;
+    d.ddq.head<6>() = H.topLeftCorner<6, 6>().llt().solve(
+        -(h.head<6>() + H.topRightCorner(6, n) * a.tail(n)));
+    general::inverseDynamics(m, d, q, v, d.ddq, fext);  // the joint wrenches, for the reaction
+    d.tau.head<6>().setZero();
+    return d.tau;
+  }
   // 1. Newton–Euler with the base held (zero base acceleration), the joints accelerating as
   //    asked; accumulate the joint wrenches and the composite inertias M̂_i.
   d.ddq = a;

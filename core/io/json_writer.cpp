@@ -110,6 +110,12 @@ JsonWriter& JsonWriter::value(bool x) {
   return *this;
 }
 
+JsonWriter& JsonWriter::null() {
+  separate();
+  out_ << "null";
+  return *this;
+}
+
 JsonWriter& JsonWriter::value(std::string_view s) {
   separate();
   out_ << '"' << escape(s) << '"';

@@ -23,6 +23,7 @@ class JsonWriter {
   JsonWriter& value(double x);
   JsonWriter& value(int x);
   JsonWriter& value(bool x);
+  JsonWriter& null();
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
   JsonWriter& value(const std::vector<std::string>& list);

@@ -164,6 +164,42 @@ class TestCli : public QObject {
     QCOMPARE(r.code, 2);
   }
 
+  void Modes_PlanarJson() {
+    const Result r = run({"modes", QString::fromStdString(kSource + "/scenarios/robots/planar_2dof_flex.yaml"), "--json"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node j = yaml::loadString(r.out, "modes output");
+    QCOMPARE(j["bodies"].size(), std::size_t(2));
+    QVERIFY(std::abs(j["bodies"][1]["frequency_rad_s"][0].as<double>() - 13.6869) < 1e-3);
+    QCOMPARE(j["coupled"]["frequency_rad_s"].size(), std::size_t(4));
+  }
+
+  // A flexible robot through the probe: modal coordinates in the state, H a + h = τ holds.
+  void Probe_FlexibleChaser() {
+    std::string state = R"({"base": {"position": [0,0,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0.01,0]},
+      "joints": {)";
+    for (int k = 1; k <= 6; ++k) {
+      state += "\"joint" + std::to_string(k) + "\": {\"position\": 0.2, \"velocity\": 0.01, \"torque\": 1.0}" + (k < 6 ? "," : "");
+    }
+    state += R"(}, "modes": {"segment2": {"position": [0, 0.01, 0, 0, 0, 0], "velocity": [0, 0, 0.02, 0, 0, 0]}}})";
+    const std::string path = write("chaser_state.json", state);
+    const Result r = run({"probe", "--model", QString::fromStdString(kSource + "/scenarios/robots/chaser.yaml"),
+                          "--state", QString::fromStdString(path)});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node j = yaml::loadString(r.out, "probe output");
+    QCOMPARE(j["model"]["nv"].as<int>(), 30);
+    QVERIFY(j["coriolis_matrix"].IsNull());
+    const MatrixXd H = mat(j["mass_matrix"]);
+    const VectorXd h = vec(j["nonlinear_effects"]);
+    EXPECT_MATRIX_NEAR(VectorXd(H * vec(j["forward_dynamics"]["acceleration"]) + h), vec(j["forward_dynamics"]["tau"]), 1e-8);
+    std::string typo = state;
+    typo.replace(typo.find("\"segment2\""), 10, "\"segmnt2\"");
+    const std::string bad = write("bad_modes.json", typo);
+    const Result rb = run({"probe", "--model", QString::fromStdString(kSource + "/scenarios/robots/chaser.yaml"),
+                           "--state", QString::fromStdString(bad)});
+    QCOMPARE(rb.code, 2);
+    QVERIFY2(rb.err.find("did you mean 'segment2'") != std::string::npos, rb.err.c_str());
+  }
+
   void Summary_DefaultJobRuns() {
     const Result r = run({"summary", "--duration", "2"});
     QVERIFY2(r.code == 0, r.err.c_str());
