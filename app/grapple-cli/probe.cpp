@@ -241,19 +241,9 @@ void writeProbe(std::ostream& out, const Model& m, const std::string& model_path
   w.key("q").vector(s.q).key("v").vector(s.v);
 
   w.key("mass_matrix").matrix(massMatrix(m, d, s.q));
-  if (!m.hasFlexibleBodies()) {
-    const Eigen::MatrixXd C = coriolisMatrix(m, d, s.q, s.v);
-    w.key("coriolis_matrix").matrix(C);
-    w.key("coriolis_times_velocity").vector(C * s.v);
-  } else {
-    // C v itself: the nonlinear effects without gravity and external wrenches.
-    Model no_gravity = m;
-    no_gravity.gravity_W.setZero();
-    Data d0(no_gravity);
-    w.key("coriolis_matrix").null();
-    w.key("coriolis_times_velocity").vector(nonlinearEffects(no_gravity, d0, s.q, s.v));
-    w.field("notes", "coriolis_matrix: not available for flexible bodies yet");
-  }
+  const Eigen::MatrixXd C = coriolisMatrix(m, d, s.q, s.v);
+  w.key("coriolis_matrix").matrix(C);
+  w.key("coriolis_times_velocity").vector(C * s.v);
   w.key("nonlinear_effects").vector(nonlinearEffects(m, d, s.q, s.v, fext));
 
   w.key("forward_dynamics").beginObject();

@@ -1,6 +1,7 @@
 #include "core/dynamics/coriolis.hpp"
 
 #include "core/dynamics/detail.hpp"
+#include "core/dynamics/flexible.hpp"
 
 namespace grapple::core {
 namespace {
@@ -18,11 +19,7 @@ Matrix6 crossForceBar(const Vector6& f) {
 
 const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& v) {
-  if (m.hasFlexibleBodies()) {
-    throw std::invalid_argument(
-        "coriolisMatrix: not available yet for models with flexible bodies (nonlinearEffects "
-        "gives C v for them)");
-  }
+  if (m.hasFlexibleBodies()) return general::coriolisMatrix(m, d, q, v);
   detail::checkSize(q.size(), m.nq, "q", "coriolisMatrix");
   detail::checkSize(v.size(), m.nv, "v", "coriolisMatrix");
   // Outward: kinematics, Ṗ_i, and the body terms.

@@ -17,8 +17,8 @@
 
 namespace grapple::core {
 
-// Fills data.C. Rigid models only (throws std::invalid_argument for flexible bodies, whose
-// Christoffel-consistent C is not derived yet; their C v is nonlinearEffects at zero gravity).
+// Fills data.C. Models with flexible bodies go to general::coriolisMatrix (dynamics/flexible.hpp),
+// whose modal damping is part of C (C v = h - g there too).
 const Eigen::MatrixXd& coriolisMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& v);
 

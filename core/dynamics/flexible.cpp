@@ -540,4 +540,142 @@ void frameJacobian(const Model& m, Data& d, int frame_id, const Vector3& p_F, bo
   }
 }
 
+namespace {
+
+// d/dt R_Ψ (eq. A.12) as a matrix, for ψ̇.
+Matrix3 eulerRateMatrixDot(const Vector3& psi, const Vector3& pd) {
+  const double cy = std::cos(psi.y()), sy = std::sin(psi.y());
+  const double cz = std::cos(psi.z()), sz = std::sin(psi.z());
+  Matrix3 Ry, Rz;
+  Ry << -cz * sy, 0, 0, -sz * sy, 0, 0, -cy, 0, 0;
+  Rz << -sz * cy, -cz, 0, cz * cy, -sz, 0, 0, 0, 0;
+  return pd.y() * Ry + pd.z() * Rz;
+}
+
+// Ṡ_E (6 x nf, E components): the time derivative of the tip motion matrix, per model
+// (consistent with tipVelocityProduct: Ṡ_E δ̇ = c_E).
+TipMatrix tipMotionDerivative(const Model& m, const Data& d, int i, const VectorXd& q,
+                              const VectorXd& v) {
+  const FlexibleBody& fb = m.flex[i];
+  const FlexWork& w = d.flex[i];
+  const auto dd = v.segment(fb.idx_v, fb.nf);
+  const Vector3 w_rel = w.S_E.bottomRows<3>() * dd;
+  const Matrix3 W = skew(w_rel);
+  TipMatrix Sd = TipMatrix::Zero(6, fb.nf);
+  if (fb.model != FlexModel::kNominalR) {
+    Sd.topRows<3>() = -W * w.S_E.topRows<3>();
+    Sd.bottomRows<3>() = -W * w.S_E.bottomRows<3>();
+  }
+  if (fb.model != FlexModel::kNominalA) {
+    const Vector3 psi = fb.Delta_e * q.segment(fb.idx_q, fb.nf), pd = fb.Delta_e * dd;
+    const Matrix3 Re = fb.model == FlexModel::kNominalR ? Matrix3::Identity() : rpyToMatrix(psi);
+    Sd.bottomRows<3>() += Re.transpose() * eulerRateMatrixDot(psi, pd) * fb.Delta_e;
+  }
+  return Sd;
+}
+
+// ∂M_f/∂δ_j for a beam in the full model.
+ExtMatrix massDerivative(const FlexibleBody& fb, const VectorXd& delta, int j) {
+  const int nf = fb.nf;
+  ExtMatrix Mj = ExtMatrix::Zero(6 + nf, 6 + nf);
+  const Vector3 vu = fb.Vu.col(j);
+  Mj.block<3, 3>(0, 3) = -skew(vu);
+  Mj.block<3, 3>(3, 0) = skew(vu);
+  Matrix3 dU = Matrix3::Zero();  // ∂U/∂δ_j, U = Σ δ_a δ_b Q_ab
+  for (int b = 0; b < nf; ++b) dU += delta[b] * (fb.Q[j * nf + b] + fb.Q[b * nf + j]);
+  const Matrix3& Cj = fb.C[j];
+  Mj.block<3, 3>(3, 3) = (2 * Cj.trace() + dU.trace()) * Matrix3::Identity() - Cj - Cj.transpose() - dU;
+  for (int k = 0; k < nf; ++k) {
+    Mj.block<3, 1>(3, 6 + k) = fb.X[j * nf + k];
+    Mj.block<1, 3>(6 + k, 3) = fb.X[j * nf + k].transpose();
+  }
+  return Mj;
+}
+
+Matrix6 crossForceBarMatrix(const Vector6& f) {
+  Matrix6 X = Matrix6::Zero();
+  X.topRightCorner<3, 3>() = -skew(f.head<3>());
+  X.bottomLeftCorner<3, 3>() = -skew(f.head<3>());
+  X.bottomRightCorner<3, 3>() = -skew(f.tail<3>());
+  return X;
+}
+
+}  // namespace
+
+const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const VectorXd& q, const VectorXd& v) {
+  detail::checkSize(q.size(), m.nq, "q", "coriolisMatrix");
+  detail::checkSize(v.size(), m.nv, "v", "coriolisMatrix");
+  forwardKinematics(m, d, q, v);
+  const VectorXd zero = VectorXd::Zero(m.nv);
+  d.C.setZero();
+  for (int k = 0; k < m.nbodies; ++k) {
+    const FlexibleBody& fk = m.flex[k];
+    const int ext = 6 + fk.nf;
+    // Extended Jacobian of body k (ζ_k = J v) and its time derivative, body k components.
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(ext, m.nv), Jd = Eigen::MatrixXd::Zero(ext, m.nv);
+    const Transform& X_Wk = d.X_world[k];
+    const Vector6& t_k = d.t[k];
+    // A motion s given in frame F (pose X_WF, twist t_F), with component derivative sd.
+    auto addColumn = [&](const Transform& X_WF, const Vector6& t_F, const Vector6& s,
+                         const Vector6& sd, int col) {
+      const Vector6 c = motionToChild(X_Wk, motionToParent(X_WF, s));
+      const Vector6 dc = motionToChild(X_Wk, motionToParent(X_WF, Vector6(crossMotion(t_F, s) + sd)));
+      J.block<6, 1>(0, col) = c;
+      Jd.block<6, 1>(0, col) = dc - crossMotion(t_k, c);
+    };
+    for (int j = k, c = -1; j >= 0; c = j, j = m.parent[j]) {
+      const Joint& jt = m.joint[j];
+      Matrix6 Sd = Matrix6::Zero();  // dP/dt of the universal joint's first column
+      if (jt.type == JointType::kUniversal) {
+        Sd.col(0).tail<3>() = -v[jt.idx_v + 1] * jt.axis2.cross(Vector3(d.S[j].col(0).tail<3>()));
+      }
+      for (int a = 0; a < jt.nv; ++a) {
+        addColumn(d.X_world[j], d.t[j], d.S[j].col(a), Sd.col(a), jt.idx_v + a);
+      }
+      if (c >= 0 && m.at_tip[c]) {  // the modes of j reach k through j's tip
+        const TipMatrix SdE = tipMotionDerivative(m, d, j, q, v);
+        const Transform X_WE = d.X_world[j] * d.flex[j].X_PE;
+        for (int a = 0; a < m.flex[j].nf; ++a) {
+          addColumn(X_WE, d.flex[j].t_E, d.flex[j].S_E.col(a), SdE.col(a), m.flex[j].idx_v + a);
+        }
+      }
+    }
+    for (int a = 0; a < fk.nf; ++a) J(6 + a, fk.idx_v + a) = 1.0;
+    // The body's M(δ), Ṁ, and B with Bζ = b, B + Bᵀ = Ṁ (see flexible.hpp).
+    ExtMatrix M(ext, ext);
+    if (fk.nf > 0) {
+      ExtVector scratch = ExtVector::Zero(ext);
+      flexTerms(m, k, Vector6::Zero(), Vector6::Zero(), q, zero, nullptr, scratch, &M);
+    } else {
+      M = m.inertia_matrix[k];
+    }
+    ExtVector zeta(ext);
+    zeta.head<6>() = t_k;
+    if (fk.nf > 0) zeta.tail(fk.nf) = v.segment(fk.idx_v, fk.nf);
+    const Vector6 h_t = (M * zeta).head<6>();
+    ExtMatrix B = ExtMatrix::Zero(ext, ext);
+    B.topRows<6>() += 0.5 * crossForceMatrix(t_k) * M.topRows<6>();
+    B.leftCols<6>() += 0.5 * M.leftCols<6>() * crossMotionMatrix(t_k);
+    B.topLeftCorner<6, 6>() += 0.5 * crossForceBarMatrix(h_t);
+    if (fk.nf > 0 && fk.beam && fk.model == FlexModel::kFull) {
+      const VectorXd delta = q.segment(fk.idx_q, fk.nf);
+      for (int j = 0; j < fk.nf; ++j) {
+        const ExtMatrix Mj = massDerivative(fk, delta, j);
+        B += 0.5 * zeta[6 + j] * Mj;                       // ½ Ṁ
+        const ExtVector Mjz = Mj * zeta;
+        B.col(6 + j) += 0.5 * Mjz;                         // N₂ = ½ (M_j ζ e_jᵀ - e_j ζᵀ M_j)
+        B.row(6 + j) -= 0.5 * Mjz.transpose();
+      }
+    }
+    if (fk.nf > 0 && fk.model == FlexModel::kConstantMassPrinted) {
+      // the printed flex-M drops v × (V_u δ̇) from the moment rows
+      B.block(3, 6, 3, fk.nf) -= skew(t_k.head<3>()) * fk.M_td.topRows<3>();
+    }
+    if (fk.nf > 0) B.bottomRightCorner(fk.nf, fk.nf) += fk.D;  // modal damping: C_d δ̇
+    const Eigen::MatrixXd Mm = M, Bm = B;
+    d.C.noalias() += J.transpose() * (Mm * Jd + Bm * J);
+  }
+  return d.C;
+}
+
 }  // namespace grapple::core::general

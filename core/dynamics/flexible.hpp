@@ -33,6 +33,11 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const BodyWrenches* fext);
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
 
+// The Coriolis matrix: C v = h(q, v) - h(q, 0) and, for the Lagrangian models (flex, flex-M),
+// Ḣ - 2C skew. Built body by body from the extended Jacobians (O(n · nv²); for analysis).
+const Eigen::MatrixXd& coriolisMatrix(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                      const Eigen::VectorXd& v);
+
 // ½ Σ ζ_iᵀ M_f ζ_i + ½ armature v² [J]
 double kineticEnergy(const Model& model, Data& data, const Eigen::VectorXd& q,
                      const Eigen::VectorXd& v);
