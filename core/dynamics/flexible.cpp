@@ -87,7 +87,7 @@ void updatePlacement(const Model& m, Data& d, int i, const VectorXd& q) {
 void placements(const Model& m, Data& d, const VectorXd& q) {
   for (int i = 0; i < m.nbodies; ++i) {
     updatePlacement(m, d, i, q);
-    if (m.flex[i].beam && hasTipChildren(m, i)) updateTip(m, d, i, q);
+    if (m.flex[i].has_tip && hasTipChildren(m, i)) updateTip(m, d, i, q);
   }
 }
 
@@ -197,7 +197,7 @@ void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, cons
       acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
     }
     const FlexibleBody& fb = m.flex[i];
-    if (fb.beam && hasTipChildren(m, i)) {
+    if (fb.has_tip && hasTipChildren(m, i)) {
       updateTip(m, d, i, q);
       fw.c_E = tipVelocityProduct(m, d, i, q, v);
       const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
@@ -303,7 +303,7 @@ void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorX
     else if (m.at_tip[i]) d.t[i] = motionToChild(d.flex[i].X_EB, d.flex[p].t_E) + vJ;
     else d.t[i] = motionToChild(d.X_parent[i], d.t[p]) + vJ;
     const FlexibleBody& fb = m.flex[i];
-    if (fb.beam && hasTipChildren(m, i)) {
+    if (fb.has_tip && hasTipChildren(m, i)) {
       d.flex[i].t_E = motionToChild(d.flex[i].X_PE, d.t[i]) +
                       d.flex[i].S_E * v.segment(fb.idx_v, fb.nf);
     }

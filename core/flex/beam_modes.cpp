@@ -334,13 +334,15 @@ FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam
   }
   f.X_body_link = {R, Vector3::Zero()};
   f.p_tip = root + l * Vector3::UnitX();
+  f.has_tip = true;
   f.Phi_e = sm.Phi_e;
   f.Delta_e = sm.Delta_e;
   return f;
 }
 
 FlexibleBody modalFlexibleBody(const Eigen::MatrixXd& L, const Eigen::VectorXd& omega,
-                               const Eigen::VectorXd& xi, const Matrix3& R) {
+                               const Eigen::VectorXd& xi, const Matrix3& R,
+                               const Eigen::MatrixXd& modal_mass, const Eigen::MatrixXd& stiffness) {
   const int nf = static_cast<int>(L.rows());
   FlexibleBody f;
   f.nf = nf;
@@ -349,8 +351,13 @@ FlexibleBody modalFlexibleBody(const Eigen::MatrixXd& L, const Eigen::VectorXd& 
   f.M_td.resize(6, nf);
   f.M_td.topRows<3>() = R * L.leftCols<3>().transpose();
   f.M_td.bottomRows<3>() = R * L.rightCols<3>().transpose();
-  f.M_dd = Eigen::MatrixXd::Identity(nf, nf);
-  f.K = omega.array().square().matrix().asDiagonal();
+  f.M_dd = modal_mass.size() > 0 ? modal_mass : Eigen::MatrixXd::Identity(nf, nf);
+  if (stiffness.size() > 0) {
+    f.K = stiffness;
+  } else {
+    f.K = Eigen::MatrixXd::Zero(nf, nf);
+    for (int k = 0; k < nf; ++k) f.K(k, k) = omega[k] * omega[k] * f.M_dd(k, k);
+  }
   f.D = modalDamping(f.K, omega, xi);
   f.X_body_link = {R, Vector3::Zero()};
   return f;

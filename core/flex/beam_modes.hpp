@@ -101,7 +101,10 @@ FlexibleBody beamFlexibleBody(const SegmentModes& modes, const BeamProperties& b
 // A flexible appendage from its modal participation (App. D.2.1): L (nf x 6, columns v_x v_y v_z
 // ω_x ω_y ω_z at the link origin, link components), natural frequencies ω (rad/s), damping ratios
 // ξ, unit modal masses.
+// modal_mass: (nf x nf) or empty (I); stiffness: (nf x nf) or empty (diag(ω² M_jj)).
 FlexibleBody modalFlexibleBody(const Eigen::MatrixXd& L, const Eigen::VectorXd& omega,
-                               const Eigen::VectorXd& damping_ratio, const Matrix3& R_body_link);
+                               const Eigen::VectorXd& damping_ratio, const Matrix3& R_body_link,
+                               const Eigen::MatrixXd& modal_mass = {},
+                               const Eigen::MatrixXd& stiffness = {});
 
 }  // namespace grapple::core

@@ -102,7 +102,7 @@ FlexSpec readFlexible(const yaml::Reader& r, const YAML::Node& n, const std::str
   } else {
     const YAML::Node mo = n["modal"];
     const std::string w = what + ".modal";
-    r.checkKeys(mo, {"participation", "frequency", "damping_ratio"}, w);
+    r.checkKeys(mo, {"participation", "frequency", "damping_ratio", "modal_mass", "stiffness", "tip"}, w);
     const YAML::Node L = r.require(mo, "participation", w);
     r.requireSequence(L, w + ".participation");
     ModalSpec ms;
@@ -118,6 +118,37 @@ FlexSpec readFlexible(const yaml::Reader& r, const YAML::Node& n, const std::str
     if (mo["damping_ratio"].IsDefined()) {
       const std::vector<double> z = r.numbers(mo["damping_ratio"], nf, w + ".damping_ratio");
       ms.damping_ratio = Eigen::Map<const Eigen::VectorXd>(z.data(), nf);
+    }
+    // (nf rows of nf numbers) matrices, and tip shapes given mode by mode
+    auto square = [&](const char* key, Eigen::MatrixXd& M) {
+      if (!mo[key].IsDefined()) return;
+      const YAML::Node rows = mo[key];
+      r.requireSequence(rows, w + "." + key);
+      if (static_cast<int>(rows.size()) != nf) r.fail(rows, w + "." + key + ": expected " + std::to_string(nf) + " rows");
+      M.resize(nf, nf);
+      for (int i = 0; i < nf; ++i) {
+        const std::vector<double> row = r.numbers(rows[i], nf, w + "." + key + "[" + std::to_string(i) + "]");
+        for (int j = 0; j < nf; ++j) M(i, j) = row[j];
+      }
+    };
+    square("modal_mass", ms.modal_mass);
+    square("stiffness", ms.stiffness);
+    if (mo["tip"].IsDefined()) {
+      const YAML::Node t = mo["tip"];
+      const std::string wt = w + ".tip";
+      r.checkKeys(t, {"position", "translation", "rotation"}, wt);
+      ModalSpec::Tip tip;
+      tip.position = r.vector3(r.require(t, "position", wt), wt + ".position");
+      auto shapes = [&](const char* key, Eigen::MatrixXd& S) {
+        S = Eigen::MatrixXd::Zero(3, nf);
+        if (!t[key].IsDefined()) return;
+        r.requireSequence(t[key], wt + "." + key);
+        if (static_cast<int>(t[key].size()) != nf) r.fail(t[key], wt + "." + key + ": expected one [x, y, z] per mode");
+        for (int k = 0; k < nf; ++k) S.col(k) = r.vector3(t[key][k], wt + "." + key + "[" + std::to_string(k) + "]");
+      };
+      shapes("translation", tip.translation);
+      shapes("rotation", tip.rotation);
+      ms.tip = tip;
     }
     f.modal = ms;
   }

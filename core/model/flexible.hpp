@@ -62,7 +62,8 @@ struct FlexibleBody {
   Eigen::MatrixXd Zuu;           // (nf x nf) ∫μ Φᵀ Φ
   Eigen::MatrixXd Hrpsi;         // (3 x nf) ∫ρ J_S Δ (rotary coupling, part of M_td)
 
-  // Tip kinematics (segments with bodies at their tip): link-frame data.
+  // Tip kinematics (segments, and tables that give tip shapes): link-frame data.
+  bool has_tip = false;
   Transform X_body_link;         // the link (beam) frame in the body frame
   Vector3 p_tip = Vector3::Zero();  // undeformed tip in link components
   Eigen::MatrixXd Phi_e, Delta_e;   // (3 x nf) tip translation and rotation shapes, link components

@@ -98,6 +98,18 @@ Model ModelBuilder::build() const {
           fail(L.where, "link '" + L.name + "': modal data need n x 6 participation, n frequencies "
                         "and n damping ratios, 1 <= n <= " + std::to_string(kMaxModes));
         }
+        const auto square = [n](const Eigen::MatrixXd& M) {
+          return M.size() == 0 || (M.rows() == n && M.cols() == n && M.allFinite() &&
+                                   (M - M.transpose()).cwiseAbs().maxCoeff() <= 1e-9 * (1 + M.cwiseAbs().maxCoeff()));
+        };
+        if (!square(ms.modal_mass) || !square(ms.stiffness)) {
+          fail(L.where, "link '" + L.name + "': modal mass and stiffness must be symmetric n x n matrices");
+        }
+        if (ms.tip && (ms.tip->translation.rows() != 3 || ms.tip->translation.cols() != n ||
+                       ms.tip->rotation.rows() != 3 || ms.tip->rotation.cols() != n ||
+                       !ms.tip->translation.allFinite() || !ms.tip->rotation.allFinite())) {
+          fail(L.where, "link '" + L.name + "': tip shapes need 3 x n translations and rotations");
+        }
         if (!ms.participation.allFinite() || !(ms.frequency.array() > 0).all() ||
             !(ms.damping_ratio.array() >= 0).all()) {
           fail(L.where, "link '" + L.name + "': modal data must be finite, frequencies > 0, "
@@ -245,6 +257,9 @@ Model ModelBuilder::build() const {
       const BeamSpec& bs = *parent_link.flexible->beam;
       p_tip = bs.root + bs.properties.length * Vector3::UnitX();
       at_tip = (J.origin.p - p_tip).norm() < 1e-9 * std::max(1.0, p_tip.norm());
+    } else if (parent_link.flexible && parent_link.flexible->modal && parent_link.flexible->modal->tip) {
+      p_tip = parent_link.flexible->modal->tip->position;
+      at_tip = (J.origin.p - p_tip).norm() < 1e-9 * std::max(1.0, p_tip.norm());
     }
     if (J.type == JointType::kFixed && !at_tip && !links_[cl].flexible) {
       place[cl] = {pp.body, pp.X_body_link * J.origin};
@@ -315,7 +330,14 @@ Model ModelBuilder::build() const {
       try {
         if (L.flexible->modal) {
           const ModalSpec& ms = *L.flexible->modal;
-          fb = modalFlexibleBody(ms.participation, ms.frequency, ms.damping_ratio, R_BL);
+          fb = modalFlexibleBody(ms.participation, ms.frequency, ms.damping_ratio, R_BL,
+                                 ms.modal_mass, ms.stiffness);
+          if (ms.tip) {
+            fb.has_tip = true;
+            fb.p_tip = ms.tip->position;
+            fb.Phi_e = ms.tip->translation;
+            fb.Delta_e = ms.tip->rotation;
+          }
         } else {
           const BeamSpec& bs = *L.flexible->beam;
           TipLoad load;

@@ -52,10 +52,20 @@ struct BeamSpec {
 };
 
 // A flexible appendage by modal participation (thesis App. D.2.1).
+// Also the way to give modal tables computed elsewhere (a finite-element model, the thesis'
+// tables): participation, modal masses, stiffness, and the shapes at a tip where bodies hang.
 struct ModalSpec {
   Eigen::MatrixXd participation;      // L (nf x 6): [v ω] at the link origin, link components
-  Eigen::VectorXd frequency;          // (nf) [rad/s]
+  Eigen::VectorXd frequency;          // (nf) [rad/s]: K = diag(ω_j² M_jj), unless stiffness is given
   Eigen::VectorXd damping_ratio;      // (nf)
+  Eigen::MatrixXd modal_mass;         // (nf x nf) default I
+  Eigen::MatrixXd stiffness;          // (nf x nf) optional, replaces the frequencies
+  struct Tip {
+    Vector3 position = Vector3::Zero();  // [m] link components
+    Eigen::MatrixXd translation;         // (3 x nf) tip displacement per unit δ
+    Eigen::MatrixXd rotation;            // (3 x nf) tip rotation (3-2-1 angles) per unit δ
+  };
+  std::optional<Tip> tip;
 };
 
 struct FlexSpec {

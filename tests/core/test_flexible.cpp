@@ -41,7 +41,8 @@ VectorXd randomVector(std::mt19937& rng, int n, double scale) {
 // traction and torsion), a payload fixed at the second segment's tip, and a flexible appendage
 // (modal participation) on a fixed joint. Segment 2 hangs from the deformed tip of segment 1.
 Model flexibleArm(FlexModel model, BaseMode base = BaseMode::kFloating, int modes = 1,
-                  Vector3 axis2 = Vector3::UnitZ()) {
+                  Vector3 axis2 = Vector3::UnitZ(), const FlexSpec* seg1_override = nullptr,
+                  bool flexible_segments = true) {
   ModelBuilder b("flexible arm");
   b.setBaseMode(base);
   b.setFlexModel(model);
@@ -66,7 +67,8 @@ Model flexibleArm(FlexModel model, BaseMode base = BaseMode::kFloating, int mode
     bs.modes = ModeCounts{n >= 1 ? 1 : 0, n, n, n >= 1 ? 1 : 0};
     bs.damping_ratio = 0.0;
     fs.beam = bs;
-    l.flexible = fs;
+    if (flexible_segments) l.flexible = fs;
+    if (seg1_override && std::string(name) == "seg1") l.flexible = *seg1_override;
     b.addLink(l);
     JointSpec j;
     j.name = joint;
@@ -184,8 +186,47 @@ class TestFlexible : public QObject {
     EXPECT_MATRIX_NEAR(general::coriolisMatrix(rigid, gen, s.q, s.v), coriolisMatrix(rigid, fast, s.q, s.v), 1e-11);
   }
 
+  // Modal tables: a segment given by the tables of its own modes (participation in link
+  // components, modal masses, stiffness, tip shapes) is the same body as the beam, in flex-M.
+  void ModalTables_EqualTheBeamTheyComeFrom() {
+    const Model A = flexibleArm(FlexModel::kConstantMass, BaseMode::kFloating, 1);
+    const int b1 = A.bodyOfJoint("j1");
+    const FlexibleBody& f = A.flex[b1];
+    const Matrix3 R = f.X_body_link.R;  // link -> body
+    ModalSpec ms;
+    ms.participation.resize(f.nf, 6);
+    ms.participation.leftCols<3>() = (R.transpose() * f.M_td.topRows<3>()).transpose();
+    ms.participation.rightCols<3>() = (R.transpose() * f.M_td.bottomRows<3>()).transpose();
+    ms.frequency = f.frequency;
+    ms.damping_ratio = VectorXd::Zero(f.nf);
+    ms.modal_mass = f.M_dd;
+    ms.stiffness = f.K;
+    ms.tip = ModalSpec::Tip{f.p_tip, f.Phi_e, f.Delta_e};
+    FlexSpec tables;
+    tables.modal = ms;
+    const Model B = flexibleArm(FlexModel::kConstantMass, BaseMode::kFloating, 1, Vector3::UnitZ(), &tables);
+    QVERIFY(!B.flex[b1].beam && B.flex[b1].has_tip);
+    std::mt19937 rng(31);
+    Data da(A), db(B);
+    for (int k = 0; k < 5; ++k) {
+      const State s = randomState(A, rng);
+      EXPECT_MATRIX_NEAR(forwardDynamics(B, db, s.q, s.v, s.tau), forwardDynamics(A, da, s.q, s.v, s.tau), 1e-9);
+    }
+  }
+
   // Zero modes: a flexible segment with no modes is the rigid segment.
   void ZeroModes_GiveTheRigidModel() {
+    {
+      // Segments with zero modes and the same segments declared rigid: the same dynamics.
+      const Model zero = flexibleArm(FlexModel::kFull, BaseMode::kFloating, 0);
+      const Model rigid = flexibleArm(FlexModel::kFull, BaseMode::kFloating, 0, Vector3::UnitZ(), nullptr, false);
+      QCOMPARE(zero.nv, rigid.nv);
+      std::mt19937 r(8);
+      const State s = randomState(zero, r);
+      Data dz(zero), dr(rigid);
+      EXPECT_MATRIX_NEAR(massMatrix(zero, dz, s.q), massMatrix(rigid, dr, s.q), 1e-13);
+      EXPECT_MATRIX_NEAR(forwardDynamics(zero, dz, s.q, s.v, s.tau), forwardDynamics(rigid, dr, s.q, s.v, s.tau), 1e-12);
+    }
     const Model flex0 = flexibleArm(FlexModel::kFull, BaseMode::kFloating, 0);
     QCOMPARE(flex0.nflex, 3);  // only the array keeps its modes
     std::mt19937 rng(2);

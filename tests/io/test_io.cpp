@@ -262,6 +262,29 @@ class TestIo : public QObject {
     EXPECT_LOAD_ERROR(loadModelYaml(missing), missing, 0, "cannot open");
   }
 
+  // A flexible link from modal tables with tip shapes; a body at that tip hangs from it.
+  void Yaml_ModalTablesWithTip() {
+    Files f;
+    const std::string head = "format: 1\nmodel:\n  base: {mode: fixed}\n  links:\n"
+        "    - name: boom\n      mass: 10\n      com: [1, 0, 0]\n      inertia: {xx: 0.1, yy: 4, zz: 4}\n"
+        "      joint: {name: hinge, type: revolute, parent: base}\n"
+        "      flexible:\n        modal:\n          participation: [[0, 1, 0, 0, 0, 1.5]]\n"
+        "          frequency: [5]\n";
+    const std::string tail = "    - name: tipmass\n      mass: 2\n      inertia: {xx: 0.01, yy: 0.01, zz: 0.01}\n"
+        "      joint: {name: mount, type: fixed, parent: boom, origin: {xyz: [2, 0, 0]}}\n";
+    const std::string ok = f.write("tables.yaml", head +
+        "          tip: {position: [2, 0, 0], translation: [[0, 1, 0]], rotation: [[0, 0, 0.75]]}\n" + tail);
+    const Model m = loadModelYaml(ok);
+    QCOMPARE(m.nflex, 1);
+    const int b = m.bodyOfJoint("hinge");
+    QVERIFY(m.flex[b].has_tip && !m.flex[b].beam);
+    QCOMPARE(m.nbodies, 3);  // the tip mass is its own body, hanging from the deformed tip
+    QCOMPARE(m.flex[b].K(0, 0), 25.0);
+    const std::string bad = f.write("badtables.yaml", head +
+        "          tip: {position: [2, 0, 0], translation: [[0, 1, 0], [0, 0, 1]]}\n" + tail);
+    EXPECT_LOAD_ERROR(loadModelYaml(bad), bad, 14, "expected one [x, y, z] per mode");
+  }
+
   void Yaml_ExpressionsAndBaseOverride() {
     QCOMPARE(yaml::evaluateExpression("-pi/2"), -M_PI / 2);
     QCOMPARE(yaml::evaluateExpression("90*deg"), M_PI / 2);
