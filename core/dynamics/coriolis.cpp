@@ -4,18 +4,6 @@
 #include "core/dynamics/flexible.hpp"
 
 namespace grapple::core {
-namespace {
-
-// (f ×̄f): the matrix of m -> m ×f f.
-Matrix6 crossForceBar(const Vector6& f) {
-  Matrix6 X = Matrix6::Zero();
-  X.topRightCorner<3, 3>() = -skew(f.head<3>());
-  X.bottomLeftCorner<3, 3>() = -skew(f.head<3>());
-  X.bottomRightCorner<3, 3>() = -skew(f.tail<3>());
-  return X;
-}
-
-}  // namespace
 
 const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& v) {
@@ -38,7 +26,7 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
     }
     const Inertia& I = m.inertia[i];
     const Matrix6 M = I.matrix();
-    d.Bc[i] = 0.5 * (crossForceMatrix(t) * M - M * crossMotionMatrix(t) + crossForceBar(I * t));
+    d.Bc[i] = 0.5 * (crossForceMatrix(t) * M - M * crossMotionMatrix(t) + crossForceBarMatrix(I * t));
     d.Ic[i] = I;
   }
   // Inward: composites M̂_i and B̂_i.

@@ -592,13 +592,6 @@ ExtMatrix massDerivative(const FlexibleBody& fb, const VectorXd& delta, int j) {
   return Mj;
 }
 
-Matrix6 crossForceBarMatrix(const Vector6& f) {
-  Matrix6 X = Matrix6::Zero();
-  X.topRightCorner<3, 3>() = -skew(f.head<3>());
-  X.bottomLeftCorner<3, 3>() = -skew(f.head<3>());
-  X.bottomRightCorner<3, 3>() = -skew(f.tail<3>());
-  return X;
-}
 
 }  // namespace
 

@@ -113,6 +113,14 @@ inline Matrix6 crossMotionMatrix(const Vector6& t) {
 }
 // Matrix of f -> t ×f f.
 inline Matrix6 crossForceMatrix(const Vector6& t) { return -crossMotionMatrix(t).transpose(); }
+// (f ×̄f): the matrix of m -> m ×f f (skew-symmetric).
+inline Matrix6 crossForceBarMatrix(const Vector6& f) {
+  Matrix6 X = Matrix6::Zero();
+  X.topRightCorner<3, 3>() = -skew(f.head<3>());
+  X.bottomLeftCorner<3, 3>() = -skew(f.head<3>());
+  X.bottomRightCorner<3, 3>() = -skew(f.tail<3>());
+  return X;
+}
 
 // Rigid-body inertia about the origin O of a frame, in that frame's components (thesis eq. 4.8):
 //   M = [ m I3   -h^x ]      h = m p_G  (first moment of mass about O)   [kg m]
