@@ -1,0 +1,99 @@
+#include "core/sim/ode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace grapple::core {
+
+void Rk4Solver::step(const OdeFunction& f, double t, double h, Eigen::VectorXd& x) {
+  f(t, x, k_[0]);
+  tmp_ = x + (0.5 * h) * k_[0];
+  f(t + 0.5 * h, tmp_, k_[1]);
+  tmp_ = x + (0.5 * h) * k_[1];
+  f(t + 0.5 * h, tmp_, k_[2]);
+  tmp_ = x + h * k_[2];
+  f(t + h, tmp_, k_[3]);
+  x += (h / 6) * (k_[0] + 2 * k_[1] + 2 * k_[2] + k_[3]);
+}
+
+namespace {
+// Dormand–Prince 5(4) tableau.
+constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
+constexpr double a21 = 1.0 / 5;
+constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
+constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
+constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
+constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176,
+                 a65 = -5103.0 / 18656;
+constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784,
+                 b6 = 11.0 / 84;
+// error coefficients: b - b*
+constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
+                 e6 = 22.0 / 525, e7 = -1.0 / 40;
+}  // namespace
+
+void DormandPrince::advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x) {
+  const DopriOptions& o = options_;
+  if (!(t_end >= t)) throw std::invalid_argument("DormandPrince::advance: t_end < t");
+  // k1 is evaluated afresh on each call: the caller may have changed x or f (a sampled control,
+  // an event) since the last one. Within the call, k7 of a step is k1 of the next (FSAL).
+  f(t, x, k_[0]);
+  ++stats_.evaluations;
+  while (t < t_end) {
+    double h = std::min({h_, o.h_max, t_end - t});
+    for (;;) {
+      const bool last = h >= t_end - t;  // this step lands on t_end (re-evaluated after rejections)
+      y_ = x + h * a21 * k_[0];
+      f(t + c2 * h, y_, k_[1]);
+      y_ = x + h * (a31 * k_[0] + a32 * k_[1]);
+      f(t + c3 * h, y_, k_[2]);
+      y_ = x + h * (a41 * k_[0] + a42 * k_[1] + a43 * k_[2]);
+      f(t + c4 * h, y_, k_[3]);
+      y_ = x + h * (a51 * k_[0] + a52 * k_[1] + a53 * k_[2] + a54 * k_[3]);
+      f(t + c5 * h, y_, k_[4]);
+      y_ = x + h * (a61 * k_[0] + a62 * k_[1] + a63 * k_[2] + a64 * k_[3] + a65 * k_[4]);
+      f(t + h, y_, k_[5]);
+      y_ = x + h * (b1 * k_[0] + b3 * k_[2] + b4 * k_[3] + b5 * k_[4] + b6 * k_[5]);
+      f(t + h, y_, k_[6]);
+      stats_.evaluations += 6;
+      err_ = h * (e1 * k_[0] + e3 * k_[2] + e4 * k_[3] + e5 * k_[4] + e6 * k_[5] + e7 * k_[6]);
+      // Error norm: RMS of err / (atol + rtol max(|x|, |y|)).
+      double sum = 0;
+      for (Eigen::Index i = 0; i < x.size(); ++i) {
+        const double sc = o.atol + o.rtol * std::max(std::abs(x[i]), std::abs(y_[i]));
+        sum += (err_[i] / sc) * (err_[i] / sc);
+      }
+      const double err = x.size() > 0 ? std::sqrt(sum / static_cast<double>(x.size())) : 0.0;
+      if (!std::isfinite(err) || !y_.allFinite()) {
+        std::ostringstream os;
+        os << "the state is no longer finite at t = " << t + h << " s (step " << h << " s)";
+        if (h <= o.h_min) throw std::runtime_error(os.str());
+        h *= 0.1;
+        ++stats_.rejected;
+        continue;
+      }
+      // Step size for the next try (safety 0.9, growth within [0.2, 5]).
+      const double factor = err == 0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0);
+      if (err <= 1.0) {
+        ++stats_.accepted;
+        t = last ? t_end : t + h;
+        x = y_;
+        k_[0] = k_[6];  // FSAL
+        if (!last || factor < 1) h_ = std::max(h * factor, o.h_min);  // keep a good step at sample ends
+        break;
+      }
+      ++stats_.rejected;
+      h *= std::max(factor, 0.1);
+      if (h < o.h_min) {
+        std::ostringstream os;
+        os << "the step size fell below " << o.h_min << " s at t = " << t
+           << " s: the motion is too stiff or discontinuous for the tolerances";
+        throw std::runtime_error(os.str());
+      }
+    }
+  }
+}
+
+}  // namespace grapple::core
