@@ -27,12 +27,13 @@ namespace {
 Vector3 phi(const Matrix3& I, const Vector3& w) { return -I.inverse() * w.cross(I * w); }
 }  // namespace
 
-DebrisRates debrisRates(const DebrisProperties& p, const DebrisState& s) {
+DebrisRates debrisRates(const DebrisProperties& p, const DebrisState& s, const Vector3& accel_W,
+                        const Vector3& torque_B) {
   DebrisRates d;
   d.r = s.v_W;
-  d.v.setZero();
+  d.v = accel_W;
   d.Q = quatRateBody(s.Q_WB, s.w_B);
-  d.w = phi(p.inertia, s.w_B);
+  d.w = phi(p.inertia, s.w_B) + p.inertia.inverse() * torque_B;
   return d;
 }
 

@@ -30,7 +30,11 @@ struct DebrisRates {
   Vector4 Q = Vector4::Zero();
   Vector3 w = Vector3::Zero();
 };
-DebrisRates debrisRates(const DebrisProperties& p, const DebrisState& s);
+// With external loads (the environment's): an acceleration of the centre of mass (inertial
+// components) and a torque about it (body axes): v̇ = a, ω̇ = I⁻¹ (τ - ω × I ω).
+DebrisRates debrisRates(const DebrisProperties& p, const DebrisState& s,
+                        const Vector3& accel_W = Vector3::Zero(),
+                        const Vector3& torque_B = Vector3::Zero());
 
 // One classical RK4 step of the torque-free motion (the quaternion is integrated with the state,
 // as in the rest of Grapple).
