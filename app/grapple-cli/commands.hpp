@@ -19,10 +19,13 @@ core::BaseMode parseBaseMode(const std::string& word);
 // The built-in scenarios folder: $GRAPPLE_SCENARIO_DIR, else the one of the source tree.
 std::string scenarioDir();
 std::string defaultModelPath();
+std::string defaultScenarioPath();
 
 int runProbe(const std::vector<std::string>& args);
 int runInfo(const std::vector<std::string>& args);
 int runSummary(const std::vector<std::string>& args);
 int runModes(const std::vector<std::string>& args);
+int runScenario(const std::vector<std::string>& args);
+int runValidate(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli

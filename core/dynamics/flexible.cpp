@@ -329,51 +329,63 @@ const VectorXd& nonlinearEffects(const Model& m, Data& d, const VectorXd& q, con
   return d.h;
 }
 
-const VectorXd& forwardDynamics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
-                                const VectorXd& tau, const BodyWrenches* fext) {
-  checkArgs(m, q, v, fext, "forwardDynamics");
-  detail::checkSize(tau.size(), m.nv, "tau", "forwardDynamics");
-  outward(m, d, q, v, nullptr, fext, true);
-  // Upper sweep (Alg. A.3 with extended bodies): M̄ and the accumulator ζ (in fw.w) arrive with
-  // what the children sent.
+namespace {
+
+// The two sweeps of the articulated recursion (Alg. A.3 with extended bodies), after
+// outward(..., true). x holds forces, except, where driven[i] is set for body i, the
+// acceleration of joint i (hybrid dynamics, Featherstone RBDA §9.2): such a joint is not
+// projected out; its known motion e = [S_i q̈_i; 0] joins the bias, ζ' = ζ + M̄ e, and its
+// torque is read after the lower sweep, τ_i = S_iᵀ (M̄ μ_i + ζ)_twist + armature q̈_i.
+void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* driven) {
+  // Upper sweep: M̄ and the accumulator ζ (in fw.w) arrive with what the children sent.
   for (int i = m.nbodies - 1; i >= 0; --i) {
     FlexWork& fw = d.flex[i];
     const Joint& j = m.joint[i];
-    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jointDofs(m, i);
+    const bool drv = driven && driven[i];
+    const int jn = drv ? 0 : j.nv;  // free joint coordinates
+    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jn + nf;
+    ExtVector zeta = fw.w;
+    if (drv) {
+      ExtVector e = ExtVector::Zero(ext);
+      e.head<6>() = detail::jointMotion(j, d.S[i], x.data() + j.idx_v);
+      zeta.noalias() += fw.M * e;
+    }
     if (dof > 0) {
-      // φ̄ = M̄ P, Δ = Pᵀ M̄ P, X̂ = b - Pᵀ ζ, with P = blockdiag(S_i, I_nf)
+      // φ̄ = M̄ P, Δ = Pᵀ M̄ P, X̂ = b - Pᵀ ζ, with P = blockdiag(S_i, I_nf) (its free columns)
       fw.phibar.resize(ext, dof);
-      fw.phibar.leftCols(j.nv).noalias() = fw.M.leftCols<6>() * d.S[i].leftCols(j.nv);
+      fw.phibar.leftCols(jn).noalias() = fw.M.leftCols<6>() * d.S[i].leftCols(jn);
       fw.phibar.rightCols(nf) = fw.M.rightCols(nf);
       ExtMatrix Delta(dof, dof);
-      Delta.topRows(j.nv).noalias() = d.S[i].leftCols(j.nv).transpose() * fw.phibar.topRows<6>();
+      Delta.topRows(jn).noalias() = d.S[i].leftCols(jn).transpose() * fw.phibar.topRows<6>();
       Delta.bottomRows(nf) = fw.phibar.bottomRows(nf);
-      for (int k = 0; k < j.nv; ++k) Delta(k, k) += m.armature[j.idx_v + k];
+      for (int k = 0; k < jn; ++k) Delta(k, k) += m.armature[j.idx_v + k];
       fw.Delta.compute(Delta);
       fw.xhat.resize(dof);
-      fw.xhat.head(j.nv) = tau.segment(j.idx_v, j.nv);
-      fw.xhat.head(j.nv).noalias() -= d.S[i].leftCols(j.nv).transpose() * fw.w.head<6>();
-      fw.xhat.tail(nf) = tau.segment(m.flex[i].idx_v, nf) - fw.w.tail(nf);
+      fw.xhat.head(jn) = x.segment(j.idx_v, jn);
+      fw.xhat.head(jn).noalias() -= d.S[i].leftCols(jn).transpose() * zeta.head<6>();
+      fw.xhat.tail(nf) = x.segment(m.flex[i].idx_v, nf) - zeta.tail(nf);
     }
     const int p = m.parent[i];
     if (p < 0) break;  // the root is body 0
-    // ζ + φ X̂ and M̄ - φ φ̄ᵀ, of which the parent sees the 6 rows of the twist.
-    Vector6 zeta = fw.w.head<6>();
+    // ζ' + φ X̂ and M̄ - φ φ̄ᵀ, of which the parent sees the 6 rows of the twist.
+    Vector6 z = zeta.head<6>();
     Matrix6 Ma = fw.M.topLeftCorner<6, 6>();
     if (dof > 0) {
       const ExtVector y = fw.Delta.solve(fw.xhat);  // Δ⁻¹ X̂
-      zeta += fw.phibar.topRows<6>() * y;
+      z += fw.phibar.topRows<6>() * y;
       const ExtMatrix DinvPhiT = fw.Delta.solve(ExtMatrix(fw.phibar.topRows<6>().transpose()));
       Ma -= fw.phibar.topRows<6>() * DinvPhiT;
     }
-    wrenchToParent(m, d, i, zeta, d.flex[p].w);
+    wrenchToParent(m, d, i, z, d.flex[p].w);
     inertiaToParent(m, d, i, Ma, d.flex[p].M);
   }
-  // Lower sweep: X_i = Δ⁻¹ (X̂ - φ̄ᵀ μ_in), μ_i = μ_in + P X_i.
+  // Lower sweep: X_i = Δ⁻¹ (X̂ - φ̄ᵀ μ_in), μ_i = μ_in + e + P X_i.
   for (int i = 0; i < m.nbodies; ++i) {
     FlexWork& fw = d.flex[i];
     const Joint& j = m.joint[i];
-    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jointDofs(m, i);
+    const bool drv = driven && driven[i];
+    const int jn = drv ? 0 : j.nv;
+    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jn + nf;
     const int p = m.parent[i];
     fw.mu.setZero(ext);
     if (p >= 0) {
@@ -388,15 +400,45 @@ const VectorXd& forwardDynamics(const Model& m, Data& d, const VectorXd& q, cons
     }
     if (dof > 0) {
       const ExtVector rhs = fw.xhat - fw.phibar.transpose() * fw.mu;
-      const ExtVector x = fw.Delta.solve(rhs);
-      d.ddq.segment(j.idx_v, j.nv) = x.head(j.nv);
-      d.ddq.segment(m.flex[i].idx_v, nf) = x.tail(nf);
-      fw.mu.head<6>() += detail::jointMotion(j, d.S[i], x.data());
-      fw.mu.tail(nf) += x.tail(nf);
+      const ExtVector y = fw.Delta.solve(rhs);
+      d.ddq.segment(j.idx_v, jn) = y.head(jn);
+      d.ddq.segment(m.flex[i].idx_v, nf) = y.tail(nf);
+      if (jn > 0) fw.mu.head<6>() += detail::jointMotion(j, d.S[i], y.data());
+      fw.mu.tail(nf) += y.tail(nf);
+    }
+    if (drv) {
+      d.ddq.segment(j.idx_v, j.nv) = x.segment(j.idx_v, j.nv);
+      fw.mu.head<6>() += detail::jointMotion(j, d.S[i], x.data() + j.idx_v);
+      const Vector6 W = fw.M.topRows<6>() * fw.mu + fw.w.head<6>();
+      detail::jointProject(j, d.S[i], W, d.tau.data() + j.idx_v);
+      for (int k = 0; k < j.nv; ++k) {
+        d.tau[j.idx_v + k] += m.armature[j.idx_v + k] * x[j.idx_v + k];
+      }
     }
     d.a[i] += fw.mu.head<6>();
   }
+}
+
+}  // namespace
+
+const VectorXd& forwardDynamics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
+                                const VectorXd& tau, const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "forwardDynamics");
+  detail::checkSize(tau.size(), m.nv, "tau", "forwardDynamics");
+  outward(m, d, q, v, nullptr, fext, true);
+  articulatedSweeps(m, d, tau, nullptr);
   return d.ddq;
+}
+
+const VectorXd& hybridDynamics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
+                               const VectorXd& x, const std::vector<char>& driven,
+                               const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "hybridDynamics");
+  detail::checkSize(x.size(), m.nv, "x", "hybridDynamics");
+  outward(m, d, q, v, nullptr, fext, true);
+  d.tau = x;
+  articulatedSweeps(m, d, x, driven.data());
+  return d.tau;
 }
 
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {

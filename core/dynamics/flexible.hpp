@@ -32,6 +32,12 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                        const BodyWrenches* fext);
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
+// Hybrid dynamics in O(n) (see dynamics/hybrid_dynamics.hpp): driven[i] != 0 (size nbodies) marks
+// the bodies whose joint accelerations x gives; every other coordinate of x is a force. Results
+// in data.ddq and data.tau (returned).
+const Eigen::VectorXd& hybridDynamics(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                      const Eigen::VectorXd& v, const Eigen::VectorXd& x,
+                                      const std::vector<char>& driven, const BodyWrenches* fext);
 
 // The Coriolis matrix: C v = h(q, v) - h(q, 0) and, for the Lagrangian models (flex, flex-M),
 // Ḣ - 2C skew. Built body by body from the extended Jacobians (O(n · nv²); for analysis).

@@ -1,9 +1,26 @@
 #include "core/planning/quintic.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace grapple::core {
+
+Blend quinticBlend(double u) {
+  if (u <= 0) return {0, 0, 0};
+  if (u >= 1) return {1, 0, 0};
+  const double u2 = u * u, u3 = u2 * u;
+  return {u3 * (10 - 15 * u + 6 * u2),       // 10u³ - 15u⁴ + 6u⁵
+          30 * u2 * (1 - 2 * u + u2),         // 30 u² (1 - u)²
+          60 * u * (1 - 3 * u + 2 * u2)};     // 60 u (1 - u)(1 - 2u)
+}
+
+Blend cycloidalBlend(double u) {
+  if (u <= 0) return {0, 0, 0};
+  if (u >= 1) return {1, 0, 0};
+  const double w = 2 * M_PI;
+  return {u - std::sin(w * u) / w, 1 - std::cos(w * u), w * std::sin(w * u)};
+}
 
 QuinticPath::QuinticPath(Eigen::VectorXd start, Eigen::VectorXd goal, double duration)
     : start_(std::move(start)), delta_(goal - start_), duration_(duration) {
@@ -13,16 +30,8 @@ QuinticPath::QuinticPath(Eigen::VectorXd start, Eigen::VectorXd goal, double dur
 
 QuinticSample QuinticPath::at(double t) const {
   const double T = duration_;
-  const double u = std::clamp(t / T, 0.0, 1.0);
-  const double u2 = u * u, u3 = u2 * u;
-  double s = u3 * (10 - 15 * u + 6 * u2);
-  double ds = 30 * u2 * (1 - 2 * u + u2) / T;        // 30 u² (1 - u)² / T
-  double dds = 60 * u * (1 - 3 * u + 2 * u2) / (T * T);  // 60 u (1 - u)(1 - 2u) / T²
-  if (t <= 0 || t >= T) {
-    ds = 0;
-    dds = 0;
-  }
-  return {start_ + s * delta_, ds * delta_, dds * delta_};
+  const Blend b = quinticBlend(t / T);
+  return {start_ + b.s * delta_, (b.ds / T) * delta_, (b.dds / (T * T)) * delta_};
 }
 
 }  // namespace grapple::core

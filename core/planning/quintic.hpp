@@ -7,6 +7,15 @@
 
 namespace grapple::core {
 
+// Rest-to-rest blends s(u) on u in [0, 1], s(0) = 0, s(1) = 1, with ds/du and d²s/du², all zero
+// at both ends: the quintic s = 10u³ - 15u⁴ + 6u⁵ and the cycloid s = u - sin(2πu)/2π (the
+// thesis' joint paths). Outside [0, 1] they hold their end values.
+struct Blend {
+  double s, ds, dds;
+};
+Blend quinticBlend(double u);
+Blend cycloidalBlend(double u);
+
 struct QuinticSample {
   Eigen::VectorXd position, velocity, acceleration;
 };

@@ -34,31 +34,49 @@ constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -
                  e6 = 22.0 / 525, e7 = -1.0 / 40;
 }  // namespace
 
-void DormandPrince::advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x) {
-  const DopriOptions& o = options_;
-  if (!(t_end >= t)) throw std::invalid_argument("DormandPrince::advance: t_end < t");
+int AdaptiveRk::attempt(const OdeFunction& f, double t, double h, const Eigen::VectorXd& x) {
+  if (options_.method == AdaptiveMethod::kRk43) {
+    y_ = x + (0.5 * h) * k_[0];
+    f(t + 0.5 * h, y_, k_[1]);
+    y_ = x + (0.5 * h) * k_[1];
+    f(t + 0.5 * h, y_, k_[2]);
+    y_ = x + h * k_[2];
+    f(t + h, y_, k_[3]);
+    y_ = x + (h / 6) * (k_[0] + 2 * k_[1] + 2 * k_[2] + k_[3]);
+    f(t + h, y_, k_[4]);
+    stats_.evaluations += 4;
+    err_ = (h / 6) * (k_[3] - k_[4]);  // (b - b̂) = (0, 0, 0, 1/6, -1/6)
+    return 4;
+  }
+  y_ = x + h * a21 * k_[0];
+  f(t + c2 * h, y_, k_[1]);
+  y_ = x + h * (a31 * k_[0] + a32 * k_[1]);
+  f(t + c3 * h, y_, k_[2]);
+  y_ = x + h * (a41 * k_[0] + a42 * k_[1] + a43 * k_[2]);
+  f(t + c4 * h, y_, k_[3]);
+  y_ = x + h * (a51 * k_[0] + a52 * k_[1] + a53 * k_[2] + a54 * k_[3]);
+  f(t + c5 * h, y_, k_[4]);
+  y_ = x + h * (a61 * k_[0] + a62 * k_[1] + a63 * k_[2] + a64 * k_[3] + a65 * k_[4]);
+  f(t + h, y_, k_[5]);
+  y_ = x + h * (b1 * k_[0] + b3 * k_[2] + b4 * k_[3] + b5 * k_[4] + b6 * k_[5]);
+  f(t + h, y_, k_[6]);
+  stats_.evaluations += 6;
+  err_ = h * (e1 * k_[0] + e3 * k_[2] + e4 * k_[3] + e5 * k_[4] + e6 * k_[5] + e7 * k_[6]);
+  return 6;
+}
+
+void AdaptiveRk::advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x) {
+  const AdaptiveOptions& o = options_;
+  if (!(t_end >= t)) throw std::invalid_argument("AdaptiveRk::advance: t_end < t");
   // k1 is evaluated afresh on each call: the caller may have changed x or f (a sampled control,
-  // an event) since the last one. Within the call, k7 of a step is k1 of the next (FSAL).
+  // an event) since the last one. Within the call, the last stage of a step is k1 of the next (FSAL).
   f(t, x, k_[0]);
   ++stats_.evaluations;
   while (t < t_end) {
     double h = std::min({h_, o.h_max, t_end - t});
     for (;;) {
       const bool last = h >= t_end - t;  // this step lands on t_end (re-evaluated after rejections)
-      y_ = x + h * a21 * k_[0];
-      f(t + c2 * h, y_, k_[1]);
-      y_ = x + h * (a31 * k_[0] + a32 * k_[1]);
-      f(t + c3 * h, y_, k_[2]);
-      y_ = x + h * (a41 * k_[0] + a42 * k_[1] + a43 * k_[2]);
-      f(t + c4 * h, y_, k_[3]);
-      y_ = x + h * (a51 * k_[0] + a52 * k_[1] + a53 * k_[2] + a54 * k_[3]);
-      f(t + c5 * h, y_, k_[4]);
-      y_ = x + h * (a61 * k_[0] + a62 * k_[1] + a63 * k_[2] + a64 * k_[3] + a65 * k_[4]);
-      f(t + h, y_, k_[5]);
-      y_ = x + h * (b1 * k_[0] + b3 * k_[2] + b4 * k_[3] + b5 * k_[4] + b6 * k_[5]);
-      f(t + h, y_, k_[6]);
-      stats_.evaluations += 6;
-      err_ = h * (e1 * k_[0] + e3 * k_[2] + e4 * k_[3] + e5 * k_[4] + e6 * k_[5] + e7 * k_[6]);
+      const int last_stage = attempt(f, t, h, x);
       // Error norm: RMS of err / (atol + rtol max(|x|, |y|)).
       double sum = 0;
       for (Eigen::Index i = 0; i < x.size(); ++i) {
@@ -74,18 +92,25 @@ void DormandPrince::advance(const OdeFunction& f, double t, double t_end, Eigen:
         ++stats_.rejected;
         continue;
       }
-      // Step size for the next try (safety 0.9, growth within [0.2, 5]).
-      const double factor = err == 0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0);
+      // Step size control with the PI ("stabilized") law of Hairer's DOPRI5 code (β = 0.04,
+      // safety 0.9, growth within [0.2, 10]): near the stability boundary, where flexible modes
+      // put a fast undamped oscillation, it cuts the rejected steps by half or more.
+      constexpr double kBeta = 0.04, kSafe = 0.9;
+      // The exponent is 1/(q + 1), q the order of the lower-order solution.
+      const double expo = options_.method == AdaptiveMethod::kRk43 ? 0.25 : 0.2;
+      const double fac11 = err == 0 ? 0.0 : std::pow(err, expo - 0.75 * kBeta);
       if (err <= 1.0) {
+        const double fac = std::clamp(fac11 / std::pow(err_old_, kBeta) / kSafe, 0.1, 5.0);
+        err_old_ = std::max(err, 1e-4);
         ++stats_.accepted;
         t = last ? t_end : t + h;
         x = y_;
-        k_[0] = k_[6];  // FSAL
-        if (!last || factor < 1) h_ = std::max(h * factor, o.h_min);  // keep a good step at sample ends
+        k_[0] = k_[last_stage];  // FSAL
+        if (!last || fac > 1) h_ = std::max(h / fac, o.h_min);  // keep a good step at sample ends
         break;
       }
       ++stats_.rejected;
-      h *= std::max(factor, 0.1);
+      h /= std::min(5.0, fac11 / kSafe);
       if (h < o.h_min) {
         std::ostringstream os;
         os << "the step size fell below " << o.h_min << " s at t = " << t

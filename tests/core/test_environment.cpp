@@ -64,11 +64,11 @@ class TestEnvironment : public QObject {
       dx.head<3>() = x.tail<3>();
       dx.tail<3>() = env.tidalAcceleration(t, x.head<3>());
     };
-    DopriOptions o;
+    AdaptiveOptions o;
     o.rtol = 1e-12;
     o.atol = 1e-12;
     o.h_max = 10;
-    DormandPrince dp(o);
+    AdaptiveRk dp(o);
     VectorXd x(6);
     x << r0, v0W;
     const double T = 2 * M_PI / n;  // one orbit
@@ -100,7 +100,7 @@ class TestEnvironment : public QObject {
       dx.head<3>() = x.tail<3>();
       dx.tail<3>() = env.tidalAcceleration(t, x.head<3>());
     };
-    DopriOptions o;
+    AdaptiveOptions o;
     o.rtol = 1e-13;
     o.atol = 1e-9;
     o.h_max = 5;
@@ -108,8 +108,8 @@ class TestEnvironment : public QObject {
     VectorXd abs(6), lin(6);
     abs << Vector3(R, 0, 0) + rho0, Vector3(0, R * n, 0) + vrel0;
     lin << rho0, vrel0;
-    DormandPrince(o).advance(kepler, 0, T, abs);
-    DormandPrince(o).advance(tidal, 0, T, lin);
+    AdaptiveRk(o).advance(kepler, 0, T, abs);
+    AdaptiveRk(o).advance(tidal, 0, T, lin);
     const Vector3 ref(R * std::cos(n * T), R * std::sin(n * T), 0);
     const Vector3 exact = abs.head<3>() - ref;
     const double err = (exact - lin.head<3>()).norm(), moved = (exact - rho0).norm();
@@ -173,10 +173,10 @@ class TestEnvironment : public QObject {
     x << q, v;
     const Vector3 c0 = centerOfMass(m, d, q);
     const Vector3 vc0 = momentum(m, d, q, v).head<3>() / m.totalMass();
-    DopriOptions o;
+    AdaptiveOptions o;
     o.rtol = 1e-11;
     o.atol = 1e-12;
-    DormandPrince dp(o);
+    AdaptiveRk dp(o);
     const double T = 600;
     dp.advance(f, 0, T, x);
     const double n = env.meanMotion();

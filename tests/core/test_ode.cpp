@@ -46,10 +46,10 @@ class TestOde : public QObject {
   void Dopri_MeetsToleranceAndEndTimes() {
     long previous = 0;
     for (double tol : {1e-6, 1e-9, 1e-12}) {
-      DopriOptions o;
+      AdaptiveOptions o;
       o.rtol = tol;
       o.atol = tol * 1e-3;
-      DormandPrince dp(o);
+      AdaptiveRk dp(o);
       VectorXd x = exact(0);
       double t = 0;
       for (int k = 1; k <= 100; ++k) {  // samples at 50 Hz over 2 s
@@ -70,9 +70,9 @@ class TestOde : public QObject {
     const OdeFunction stiffish = [](double, const VectorXd& x, VectorXd& dx) {
       dx = VectorXd::Constant(1, -500.0 * (x[0] - 1.0));
     };
-    DopriOptions o;
+    AdaptiveOptions o;
     o.h_initial = 0.1;
-    DormandPrince dp(o);
+    AdaptiveRk dp(o);
     VectorXd x = VectorXd::Zero(1);
     dp.advance(stiffish, 0, 0.1, x);
     QVERIFY(dp.stats().rejected > 0);
@@ -83,7 +83,7 @@ class TestOde : public QObject {
     const OdeFunction blowup = [](double, const VectorXd& x, VectorXd& dx) {
       dx = VectorXd::Constant(1, x[0] * x[0]);  // x(t) = 1/(1 - t): infinite at t = 1
     };
-    DormandPrince dp;
+    AdaptiveRk dp;
     VectorXd x = VectorXd::Ones(1);
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, dp.advance(blowup, 0, 2, x));
   }

@@ -1,0 +1,264 @@
+// grapple-cli run / validate: a scenario file, integrated and recorded headless.
+#include "app/grapple-cli/commands.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "core/io/json_writer.hpp"
+#include "core/io/load_error.hpp"
+#include "core/io/scenario_yaml.hpp"
+#include "core/sim/simulation.hpp"
+
+namespace grapple::cli {
+
+using namespace grapple::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunOptions {
+  std::string scenario;
+  std::string out_dir;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  bool quiet = false;
+};
+
+RunOptions parseRunOptions(const std::string& command, const std::vector<std::string>& args) {
+  RunOptions o;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::string& a = args[k];
+    auto next = [&]() -> const std::string& {
+      if (k + 1 >= args.size()) throw UsageError(a + " needs a value");
+      return args[++k];
+    };
+    if (a == "--out" && command == "run") {
+      o.out_dir = next();
+    } else if (a == "--duration") {
+      o.overrides.emplace_back("run.duration", next());
+    } else if (a == "--set") {
+      const std::string& kv = next();
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) throw UsageError("--set expects key=value, got '" + kv + "'");
+      o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (a == "--quiet" || a == "-q") {
+      o.quiet = true;
+    } else if (o.scenario.empty() && a.rfind("--", 0) != 0) {
+      o.scenario = a;
+    } else {
+      throw UsageError(command + ": unexpected argument '" + a + "'");
+    }
+  }
+  if (o.scenario.empty()) o.scenario = defaultScenarioPath();
+  return o;
+}
+
+// Largest absolute deviation of a channel from its first value (0 if the channel is absent).
+double maxDrift(const Recorder& r, const std::string& name) {
+  const int c = r.find(name);
+  if (c < 0 || r.rows() == 0) return 0;
+  double m = 0;
+  for (double x : r.column(c)) m = std::max(m, std::abs(x - r.column(c)[0]));
+  return m;
+}
+
+double maxAbs(const Recorder& r, const std::string& name) {
+  const int c = r.find(name);
+  if (c < 0) return 0;
+  double m = 0;
+  for (double x : r.column(c)) m = std::max(m, std::abs(x));
+  return m;
+}
+
+struct Metrics {
+  double energy_error = 0, energy_scale = 0, momentum_p = 0, momentum_L = 0;
+  double base_position = 0, base_attitude = 0, tracking = 0, min_distance = NAN;
+};
+
+Metrics metricsOf(const Recorder& r) {
+  Metrics m;
+  m.energy_error = maxAbs(r, "energy.error");
+  m.energy_scale = std::max({maxAbs(r, "energy.total"), maxAbs(r, "energy.input_work"),
+                             maxAbs(r, "energy.external_work")});
+  m.momentum_p = std::sqrt(std::pow(maxDrift(r, "momentum.px"), 2) + std::pow(maxDrift(r, "momentum.py"), 2) +
+                           std::pow(maxDrift(r, "momentum.pz"), 2));
+  m.momentum_L = std::sqrt(std::pow(maxDrift(r, "momentum.Lx"), 2) + std::pow(maxDrift(r, "momentum.Ly"), 2) +
+                           std::pow(maxDrift(r, "momentum.Lz"), 2));
+  m.base_position = maxAbs(r, "base.position_error");
+  m.base_attitude = maxAbs(r, "base.attitude_error");
+  for (int c = 0; c < r.channels(); ++c) {
+    const std::string& n = r.info(c).name;
+    if (n.size() > 6 && n.compare(n.size() - 6, 6, ".error") == 0 && n.rfind("joint.", 0) == 0) {
+      m.tracking = std::max(m.tracking, maxAbs(r, n));
+    }
+  }
+  if (const int c = r.find("distance.ee_target"); c >= 0) {
+    m.min_distance = INFINITY;
+    for (double x : r.column(c)) m.min_distance = std::min(m.min_distance, x);
+  }
+  return m;
+}
+
+void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m, double wall) {
+  const Scenario& s = sim.scenario();
+  const Model& model = sim.model();
+  const SimulationStats st = sim.stats();
+  JsonWriter w(out);
+  w.beginObject();
+  w.field("scenario", s.name).field("file", s.file);
+  w.field("status", sim.failure().empty() ? std::string("completed") : "failed: " + sim.failure());
+  w.key("model").beginObject();
+  w.field("name", model.name).field("base_mode", baseModeName(model.base_mode));
+  w.field("nq", model.nq).field("nv", model.nv).field("modal_coordinates", model.nflex);
+  w.endObject();
+  w.key("settings").beginObject();
+  const RunSettings& run = s.run;
+  w.field("duration_s", run.duration);
+  w.field("integrator", integratorName(run.integrator));
+  if (run.integrator == IntegratorType::kRk4) {
+    w.field("step_s", run.step);
+  } else {
+    w.field("rtol", run.rtol).field("atol", run.atol).field("max_step_s", run.max_step);
+  }
+  w.field("record_rate_hz", run.record_rate);
+  w.field("control_rate_hz", run.control_rate);
+  w.endObject();
+  w.key("results").beginObject();
+  w.field("simulated_s", sim.time()).field("rows", sim.recorder().rows());
+  w.field("wall_time_s", wall);
+  w.field("real_time_factor", wall > 0 ? sim.time() / wall : 0.0);
+  w.field("evaluations", static_cast<double>(st.evaluations));
+  w.field("steps", static_cast<double>(st.steps)).field("rejected_steps", static_cast<double>(st.rejected));
+  w.endObject();
+  w.key("metrics").beginObject();
+  w.field("max_energy_error_J", m.energy_error);
+  w.field("max_linear_momentum_drift_kg_m_s", m.momentum_p);
+  w.field("max_angular_momentum_drift_kg_m2_s", m.momentum_L);
+  w.field("max_base_position_error_m", m.base_position);
+  w.field("max_base_attitude_error_deg", m.base_attitude);
+  w.field("max_joint_tracking_error_rad", m.tracking);
+  if (!std::isnan(m.min_distance)) w.field("min_ee_target_distance_m", m.min_distance);
+  w.endObject();
+  w.key("events").beginArray();
+  for (const SimulationEvent& e : sim.events()) {
+    w.beginObject().field("time_s", e.time).field("kind", e.kind).field("detail", e.detail).endObject();
+  }
+  w.endArray();
+  w.endObject();
+  out << '\n';
+}
+
+void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, double wall) {
+  const Scenario& s = sim.scenario();
+  const Model& model = sim.model();
+  const SimulationStats st = sim.stats();
+  char line[256];
+  out << "Scenario  " << s.name << "  (" << s.file << ")\n";
+  std::snprintf(line, sizeof line, "Chaser    %s: %s base, nv = %d (%d modal)\n", model.name.c_str(),
+                std::string(baseModeName(model.base_mode)).c_str(), model.nv, model.nflex);
+  out << line;
+  std::snprintf(line, sizeof line, "Run       %.3f s simulated in %.3f s wall: %.0fx real time; %ld steps (%ld rejected), %ld evaluations\n",
+                sim.time(), wall, wall > 0 ? sim.time() / wall : 0.0, st.steps, st.rejected, st.evaluations);
+  out << line;
+  std::snprintf(line, sizeof line, "Energy    max |error| %.3e J (scale %.3e J)\n", m.energy_error, m.energy_scale);
+  out << line;
+  std::snprintf(line, sizeof line, "Momentum  max drift |p| %.3e kg m/s, |L| %.3e kg m^2/s\n", m.momentum_p, m.momentum_L);
+  out << line;
+  if (model.hasFreeBase()) {
+    std::snprintf(line, sizeof line, "Base      max drift %.4f m, %.4f deg\n", m.base_position, m.base_attitude);
+    out << line;
+  }
+  if (m.tracking > 0) {
+    std::snprintf(line, sizeof line, "Tracking  max joint error %.3e rad\n", m.tracking);
+    out << line;
+  }
+  if (!std::isnan(m.min_distance)) {
+    std::snprintf(line, sizeof line, "Debris    closest end effector - target distance %.4f m\n", m.min_distance);
+    out << line;
+  }
+  for (const SimulationEvent& e : sim.events()) {
+    std::snprintf(line, sizeof line, "Event     t = %8.3f s  %-20s %s\n", e.time, e.kind.c_str(), e.detail.c_str());
+    out << line;
+  }
+  if (!sim.failure().empty()) out << "FAILED    " << sim.failure() << '\n';
+}
+
+// The simulation of a loaded scenario; what only the initial state reveals (overlapping paths and
+// the like) is a LoadError on the scenario file.
+std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenario loaded) {
+  try {
+    return std::make_unique<Simulation>(std::move(loaded.scenario), std::move(loaded.model));
+  } catch (const std::invalid_argument& e) {
+    throw LoadError(path, 0, e.what());
+  }
+}
+
+}  // namespace
+
+std::string defaultScenarioPath() { return scenarioDir() + "/capture_flexible.yaml"; }
+
+int runScenario(const std::vector<std::string>& args) {
+  const RunOptions o = parseRunOptions("run", args);
+  const std::unique_ptr<Simulation> simulation = makeSimulation(o.scenario, loadScenario(o.scenario, o.overrides));
+  Simulation& sim = *simulation;
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.out_dir, ec);
+    if (ec) throw std::runtime_error(o.out_dir + ": cannot create the folder: " + ec.message());
+  }
+  const bool bar = !o.quiet && isatty(fileno(stderr));
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto last = start;
+  sim.run([&](double t) {
+    if (!bar) return true;
+    const auto now = Clock::now();
+    if (now - last < std::chrono::milliseconds(100) && t < sim.endTime()) return true;
+    last = now;
+    const double frac = t / sim.endTime();
+    const double wall = std::chrono::duration<double>(now - start).count();
+    const int width = 30, filled = static_cast<int>(frac * width);
+    std::fprintf(stderr, "\r[%s%s] %3.0f%%  t = %.2f / %.2f s  %.0fx real time ",
+                 std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+                 100 * frac, t, sim.endTime(), wall > 0 ? t / wall : 0.0);
+    return true;
+  });
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  if (bar) std::fprintf(stderr, "\n");
+  const Metrics m = metricsOf(sim.recorder());
+  if (!o.out_dir.empty()) {
+    const std::string csv = o.out_dir + "/channels.csv", json = o.out_dir + "/summary.json";
+    std::ofstream c(csv);
+    sim.recorder().writeCsv(c);
+    std::ofstream j(json);
+    writeSummaryJson(j, sim, m, wall);
+    if (!c || !j) throw std::runtime_error("cannot write the results into " + o.out_dir);
+  }
+  if (!o.quiet) {
+    printSummary(std::cout, sim, m, wall);
+    if (!o.out_dir.empty()) std::cout << "Output    " << o.out_dir << "/channels.csv, " << o.out_dir << "/summary.json\n";
+  }
+  if (!sim.failure().empty()) {
+    std::cerr << "grapple-cli: the simulation failed at t = " << sim.time() << " s: " << sim.failure() << '\n';
+    return 3;
+  }
+  return 0;
+}
+
+int runValidate(const std::vector<std::string>& args) {
+  const RunOptions o = parseRunOptions("validate", args);
+  // Building the simulation checks what needs the initial state (controller paths and so on).
+  const std::unique_ptr<Simulation> sim = makeSimulation(o.scenario, loadScenario(o.scenario, o.overrides));
+  const Scenario& s = sim->scenario();
+  std::cout << o.scenario << ": valid (" << s.name << "; chaser " << sim->model().name << ", nv = "
+            << sim->model().nv << (s.debris.enabled ? "; debris" : "") << "; "
+            << s.controllers.size() << " controller(s); " << s.run.duration << " s)\n";
+  return 0;
+}
+
+}  // namespace grapple::cli

@@ -1,0 +1,559 @@
+#include "core/io/scenario_yaml.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/io/model_yaml.hpp"
+#include "core/io/yaml_util.hpp"
+#include "core/math/rotation.hpp"
+
+namespace grapple::core {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Applies "a.b.c" = value to the document, creating maps on the way.
+void applyOverride(YAML::Node doc, const std::string& key, const std::string& value,
+                   const std::string& file) {
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string p; std::getline(ss, p, '.');) {
+    if (p.empty()) throw LoadError(file, 0, "--set " + key + ": empty key component");
+    parts.push_back(p);
+  }
+  if (parts.empty()) throw LoadError(file, 0, "--set: empty key");
+  YAML::Node value_node;
+  try {
+    value_node = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw LoadError(file, 0, "--set " + key + "=" + value + ": " + e.msg);
+  }
+  std::vector<YAML::Node> path{doc};
+  for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+    YAML::Node next = path.back()[parts[k]];
+    if (next.IsDefined() && !next.IsMap()) {
+      throw LoadError(file, 0, "--set " + key + ": '" + parts[k] + "' is not a map");
+    }
+    path.push_back(next);
+  }
+  path.back()[parts.back()] = value_node;
+}
+
+std::optional<BaseMode> baseModeOf(const std::string& s) {
+  if (s == "fixed") return BaseMode::kFixed;
+  if (s == "floating") return BaseMode::kFloating;
+  if (s == "flying") return BaseMode::kFlying;
+  return std::nullopt;
+}
+
+Matrix3 readTensor(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  r.checkKeys(n, {"xx", "yy", "zz", "xy", "xz", "yz"}, what);
+  Matrix3 I;
+  const double xx = r.number(r.require(n, "xx", what), what + ".xx");
+  const double yy = r.number(r.require(n, "yy", what), what + ".yy");
+  const double zz = r.number(r.require(n, "zz", what), what + ".zz");
+  const double xy = r.number(n, "xy", 0.0, what + ".xy");
+  const double xz = r.number(n, "xz", 0.0, what + ".xz");
+  const double yz = r.number(n, "yz", 0.0, what + ".yz");
+  I << xx, xy, xz, xy, yy, yz, xz, yz, zz;
+  return I;
+}
+
+Vector4 readQuaternion(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  const std::vector<double> v = r.numbers(n, 4, what);
+  const Vector4 q(v[0], v[1], v[2], v[3]);
+  if (q.norm() < 1e-9) r.fail(n, what + ": a quaternion [w, x, y, z] must not be zero");
+  return q.normalized();
+}
+
+bool enabledSection(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
+  return n["enabled"].IsDefined() ? r.boolean(n["enabled"], what + ".enabled") : true;
+}
+
+void readEnvironment(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  const std::string w = "environment";
+  r.checkKeys(n, {"altitude", "gravity_gradient", "relative_motion", "drag", "solar_pressure",
+                  "magnetic", "gravity"}, w);
+  EnvironmentSettings& e = s.environment;
+  if (n["altitude"].IsDefined()) e.altitude = r.positive(n["altitude"], w + ".altitude");
+  if (n["gravity_gradient"].IsDefined()) e.gravity_gradient = r.boolean(n["gravity_gradient"], w + ".gravity_gradient");
+  if (n["relative_motion"].IsDefined()) e.relative_motion = r.boolean(n["relative_motion"], w + ".relative_motion");
+  if (n["gravity"].IsDefined()) s.gravity = r.vector3(n["gravity"], w + ".gravity");
+  if (const YAML::Node d = n["drag"]; d.IsDefined()) {
+    const std::string wd = w + ".drag";
+    r.checkKeys(d, {"enabled", "density", "drag_coefficient", "area", "center_of_pressure"}, wd);
+    e.drag.enabled = enabledSection(r, d, wd);
+    e.drag.density = r.number(d, "density", e.drag.density, wd + ".density");
+    e.drag.drag_coefficient = r.number(d, "drag_coefficient", e.drag.drag_coefficient, wd + ".drag_coefficient");
+    e.drag.area = r.number(d, "area", e.drag.area, wd + ".area");
+    if (d["center_of_pressure"].IsDefined()) e.drag.center_of_pressure = r.vector3(d["center_of_pressure"], wd + ".center_of_pressure");
+  }
+  if (const YAML::Node p = n["solar_pressure"]; p.IsDefined()) {
+    const std::string wp = w + ".solar_pressure";
+    r.checkKeys(p, {"enabled", "pressure", "area", "normal", "center_of_pressure", "sun_direction",
+                    "absorbed", "diffuse", "specular"}, wp);
+    auto& sp = e.solar_pressure;
+    sp.enabled = enabledSection(r, p, wp);
+    sp.pressure = r.number(p, "pressure", sp.pressure, wp + ".pressure");
+    sp.area = r.number(p, "area", sp.area, wp + ".area");
+    if (p["normal"].IsDefined()) sp.normal = r.vector3(p["normal"], wp + ".normal");
+    if (p["center_of_pressure"].IsDefined()) sp.center_of_pressure = r.vector3(p["center_of_pressure"], wp + ".center_of_pressure");
+    if (p["sun_direction"].IsDefined()) sp.sun_direction = r.vector3(p["sun_direction"], wp + ".sun_direction");
+    sp.absorbed = r.number(p, "absorbed", sp.absorbed, wp + ".absorbed");
+    sp.diffuse = r.number(p, "diffuse", sp.diffuse, wp + ".diffuse");
+    sp.specular = r.number(p, "specular", sp.specular, wp + ".specular");
+  }
+  if (const YAML::Node mg = n["magnetic"]; mg.IsDefined()) {
+    const std::string wm = w + ".magnetic";
+    r.checkKeys(mg, {"enabled", "dipole", "field"}, wm);
+    e.magnetic.enabled = enabledSection(r, mg, wm);
+    if (mg["dipole"].IsDefined()) e.magnetic.dipole = r.vector3(mg["dipole"], wm + ".dipole");
+    if (mg["field"].IsDefined()) e.magnetic.field = r.vector3(mg["field"], wm + ".field");
+  }
+  try {
+    checkEnvironment(e);
+  } catch (const std::invalid_argument& ex) {
+    r.fail(n, ex.what());
+  }
+}
+
+void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  const std::string w = "debris";
+  r.checkKeys(n, {"mass", "inertia", "size", "mesh", "target", "initial"}, w);
+  DebrisSpec& d = s.debris;
+  d.enabled = true;
+  d.properties.mass = r.positive(r.require(n, "mass", w), w + ".mass");
+  d.properties.inertia = readTensor(r, r.require(n, "inertia", w), w + ".inertia");
+  if (n["size"].IsDefined()) d.size = r.vector3(n["size"], w + ".size");
+  if (n["mesh"].IsDefined()) d.mesh = r.string(n["mesh"], w + ".mesh");
+  if (n["target"].IsDefined()) d.properties.target_B = r.vector3(n["target"], w + ".target");
+  try {
+    checkDebrisProperties(d.properties);
+  } catch (const std::invalid_argument& ex) {
+    r.fail(n["inertia"], ex.what());
+  }
+  if (const YAML::Node i = n["initial"]; i.IsDefined()) {
+    const std::string wi = w + ".initial";
+    r.checkKeys(i, {"position", "velocity", "attitude", "rate_deg_s"}, wi);
+    if (i["position"].IsDefined()) d.initial.r_W = r.vector3(i["position"], wi + ".position");
+    if (i["velocity"].IsDefined()) d.initial.v_W = r.vector3(i["velocity"], wi + ".velocity");
+    if (i["attitude"].IsDefined()) d.initial.Q_WB = readQuaternion(r, i["attitude"], wi + ".attitude");
+    if (i["rate_deg_s"].IsDefined()) d.initial.w_B = r.vector3(i["rate_deg_s"], wi + ".rate_deg_s") * (M_PI / 180);
+  }
+}
+
+void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  const std::string w = "chaser";
+  r.checkKeys(n, {"robot", "base_mode", "flex_model", "initial"}, w);
+  ChaserSpec& c = s.chaser;
+  c.robot = r.string(r.require(n, "robot", w), w + ".robot");
+  fs::path p(c.robot);
+  if (p.is_relative() && !s.file.empty()) p = fs::path(s.file).parent_path() / p;
+  c.robot_path = p.lexically_normal().string();
+  if (!fs::exists(c.robot_path)) {
+    r.fail(n["robot"], w + ".robot: no robot file '" + c.robot_path + "'");
+  }
+  if (n["base_mode"].IsDefined()) {
+    c.base_mode = baseModeOf(r.choice(n["base_mode"], {"fixed", "floating", "flying"}, w + ".base_mode"));
+  }
+  if (n["flex_model"].IsDefined()) {
+    c.flex_model = flexModelFromName(r.choice(n["flex_model"], {"flex", "flex-M", "flex-M-printed", "flex-MA", "flex-MR"},
+                                              w + ".flex_model"));
+  }
+  if (const YAML::Node i = n["initial"]; i.IsDefined()) {
+    const std::string wi = w + ".initial";
+    r.checkKeys(i, {"base", "joints", "modes"}, wi);
+    if (const YAML::Node b = i["base"]; b.IsDefined()) {
+      const std::string wb = wi + ".base";
+      r.checkKeys(b, {"position", "attitude", "twist"}, wb);
+      if (b["position"].IsDefined()) c.initial.base_position = r.vector3(b["position"], wb + ".position");
+      if (b["attitude"].IsDefined()) c.initial.base_attitude = readQuaternion(r, b["attitude"], wb + ".attitude");
+      if (b["twist"].IsDefined()) {
+        const std::vector<double> t = r.numbers(b["twist"], 6, wb + ".twist");
+        c.initial.base_twist = Eigen::Map<const Vector6>(t.data());
+      }
+    }
+    auto readMap = [&](const YAML::Node& m, const std::string& wm,
+                       std::map<std::string, std::vector<double>>& pos,
+                       std::map<std::string, std::vector<double>>& vel) {
+      r.requireMap(m, wm);
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        const std::string name = it->first.Scalar();
+        const std::string wj = wm + "." + name;
+        r.checkKeys(it->second, {"position", "velocity"}, wj);
+        auto values = [&](const YAML::Node& v, const std::string& what) {
+          if (v.IsSequence()) return r.numbers(v, -1, what);
+          return std::vector<double>{r.number(v, what)};
+        };
+        if (it->second["position"].IsDefined()) pos[name] = values(it->second["position"], wj + ".position");
+        if (it->second["velocity"].IsDefined()) vel[name] = values(it->second["velocity"], wj + ".velocity");
+      }
+    };
+    if (i["joints"].IsDefined()) readMap(i["joints"], wi + ".joints", c.initial.joint_position, c.initial.joint_velocity);
+    if (i["modes"].IsDefined()) readMap(i["modes"], wi + ".modes", c.initial.mode_position, c.initial.mode_velocity);
+  }
+}
+
+void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  r.requireSequence(n, "controllers");
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node c = n[k];
+    const std::string w = "controllers[" + std::to_string(k) + "]";
+    r.requireMap(c, w);
+    ControllerSpec spec;
+    const std::string type = r.choice(r.require(c, "type", w), {"joint_trajectory", "torque_windows"}, w + ".type");
+    if (type == "joint_trajectory") {
+      r.checkKeys(c, {"type", "profile", "start", "duration", "target", "kp", "kd"}, w);
+      spec.type = ControllerType::kJointTrajectory;
+      if (c["profile"].IsDefined()) spec.profile = r.choice(c["profile"], {"quintic", "cycloidal"}, w + ".profile");
+      spec.start = r.number(c, "start", 0.0, w + ".start");
+      spec.duration = r.positive(r.require(c, "duration", w), w + ".duration");
+      const YAML::Node t = r.require(c, "target", w);
+      r.requireMap(t, w + ".target");
+      for (auto it = t.begin(); it != t.end(); ++it) {
+        spec.target[it->first.Scalar()] = r.number(it->second, w + ".target." + it->first.Scalar());
+      }
+      spec.kp = c["kp"].IsDefined() ? r.nonNegative(c["kp"], w + ".kp") : 0.0;
+      spec.kd = c["kd"].IsDefined() ? r.nonNegative(c["kd"], w + ".kd") : 0.0;
+    } else {
+      r.checkKeys(c, {"type", "windows"}, w);
+      spec.type = ControllerType::kTorqueWindows;
+      const YAML::Node ws = r.require(c, "windows", w);
+      r.requireSequence(ws, w + ".windows");
+      for (std::size_t j = 0; j < ws.size(); ++j) {
+        const std::string ww = w + ".windows[" + std::to_string(j) + "]";
+        r.checkKeys(ws[j], {"joint", "amplitude", "divisor", "start", "end"}, ww);
+        ControllerSpec::Window win;
+        win.joint = r.string(r.require(ws[j], "joint", ww), ww + ".joint");
+        win.amplitude = r.number(r.require(ws[j], "amplitude", ww), ww + ".amplitude");
+        win.divisor = r.positive(r.require(ws[j], "divisor", ww), ww + ".divisor");
+        win.start = r.number(r.require(ws[j], "start", ww), ww + ".start");
+        win.end = r.number(r.require(ws[j], "end", ww), ww + ".end");
+        if (win.end < win.start) r.fail(ws[j], ww + ": end is before start");
+        spec.windows.push_back(win);
+      }
+    }
+    s.controllers.push_back(spec);
+  }
+}
+
+void readRun(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  const std::string w = "run";
+  r.checkKeys(n, {"duration", "integrator", "step", "rtol", "atol", "max_step", "record_rate",
+                  "control_rate", "end_effector"}, w);
+  RunSettings& run = s.run;
+  if (n["duration"].IsDefined()) run.duration = r.positive(n["duration"], w + ".duration");
+  if (n["integrator"].IsDefined()) {
+    const std::string name = r.choice(n["integrator"], {"rk4", "dopri5", "rk43"}, w + ".integrator");
+    run.integrator = name == "rk4"      ? IntegratorType::kRk4
+                     : name == "rk43"   ? IntegratorType::kRk43
+                                        : IntegratorType::kDormandPrince;
+  }
+  if (n["step"].IsDefined()) run.step = r.positive(n["step"], w + ".step");
+  if (n["rtol"].IsDefined()) run.rtol = r.positive(n["rtol"], w + ".rtol");
+  if (n["atol"].IsDefined()) run.atol = r.positive(n["atol"], w + ".atol");
+  if (n["max_step"].IsDefined()) run.max_step = r.positive(n["max_step"], w + ".max_step");
+  if (n["record_rate"].IsDefined()) run.record_rate = r.positive(n["record_rate"], w + ".record_rate");
+  if (n["control_rate"].IsDefined()) run.control_rate = r.nonNegative(n["control_rate"], w + ".control_rate");
+  if (n["end_effector"].IsDefined()) run.end_effector = r.string(n["end_effector"], w + ".end_effector");
+  if (run.step > 1.0 / run.record_rate + 1e-12 && run.integrator == IntegratorType::kRk4) {
+    r.fail(n, w + ": the RK4 step must not exceed the recording interval 1/record_rate");
+  }
+}
+
+// Checks everything that needs the robot: names and sizes of the initial state and controllers.
+void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scenario& s,
+                       const Model& m) {
+  std::vector<std::string> joints, flexible;
+  for (int i = 1; i < m.nbodies; ++i) {
+    if (m.joint[i].nv > 0) joints.push_back(m.joint[i].name);
+    if (m.flex[i].nf > 0) flexible.push_back(m.body_name[i]);
+  }
+  auto at = [&](const char* a, const char* b, const char* c, const std::string& key) {
+    YAML::Node n = doc[a];
+    if (n.IsDefined() && b) n = n[b];
+    if (n.IsDefined() && c) n = n[c];
+    if (n.IsDefined() && n.IsMap() && n[key].IsDefined()) return YAML::Node(n[key]);
+    return n;
+  };
+  auto unknown = [&](const YAML::Node& where, const std::string& what, const std::string& name,
+                     const std::vector<std::string>& names) {
+    const std::string hint = closestMatch(name, names);
+    r.fail(where, what + ": the robot has no " + (names == joints ? "joint" : "flexible body") +
+                      " '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  };
+  for (const auto* table : {&s.chaser.initial.joint_position, &s.chaser.initial.joint_velocity}) {
+    for (const auto& [name, values] : *table) {
+      const int b = m.bodyOfJoint(name);
+      const YAML::Node where = at("chaser", "initial", "joints", name);
+      if (b < 0) unknown(where, "chaser.initial.joints", name, joints);
+      const Joint& j = m.joint[b];
+      const int n = table == &s.chaser.initial.joint_position ? j.nq : j.nv;
+      if (static_cast<int>(values.size()) != n) {
+        r.fail(where, "chaser.initial.joints." + name + ": a " + std::string(jointTypeName(j.type)) +
+                          " joint takes " + std::to_string(n) + " value(s), got " + std::to_string(values.size()));
+      }
+    }
+  }
+  for (const auto* table : {&s.chaser.initial.mode_position, &s.chaser.initial.mode_velocity}) {
+    for (const auto& [name, values] : *table) {
+      const YAML::Node where = at("chaser", "initial", "modes", name);
+      int b = -1;
+      for (int i = 0; i < m.nbodies; ++i) {
+        if (m.body_name[i] == name && m.flex[i].nf > 0) b = i;
+      }
+      if (b < 0) unknown(where, "chaser.initial.modes", name, flexible);
+      if (static_cast<int>(values.size()) != m.flex[b].nf) {
+        r.fail(where, "chaser.initial.modes." + name + ": " + std::to_string(m.flex[b].nf) +
+                          " modal value(s) expected, got " + std::to_string(values.size()));
+      }
+    }
+  }
+  if (m.base_mode == BaseMode::kFixed && s.chaser.initial.base_twist.norm() > 0) {
+    r.fail(at("chaser", "initial", "base", "twist"), "chaser.initial.base.twist: the base is fixed");
+  }
+  for (std::size_t k = 0; k < s.controllers.size(); ++k) {
+    const ControllerSpec& c = s.controllers[k];
+    const YAML::Node where = doc["controllers"][k];
+    for (const auto& [name, value] : c.target) {
+      const int b = m.bodyOfJoint(name);
+      if (b < 0) unknown(where["target"][name], "controllers[" + std::to_string(k) + "].target", name, joints);
+      if (m.joint[b].nv != 1) r.fail(where["target"][name], "controllers: only 1-DOF joints follow a path");
+    }
+    for (std::size_t j = 0; j < c.windows.size(); ++j) {
+      const int b = m.bodyOfJoint(c.windows[j].joint);
+      if (b < 0) unknown(where["windows"][j]["joint"], "controllers[" + std::to_string(k) + "].windows", c.windows[j].joint, joints);
+      if (m.joint[b].nv != 1) r.fail(where["windows"][j], "controllers: torque windows drive 1-DOF joints");
+    }
+  }
+  if (!s.run.end_effector.empty() && m.frameId(s.run.end_effector) < 0) {
+    std::vector<std::string> frames;
+    for (const Frame& f : m.frames) frames.push_back(f.name);
+    const std::string hint = closestMatch(s.run.end_effector, frames);
+    r.fail(doc["run"]["end_effector"], "run.end_effector: no frame '" + s.run.end_effector + "'" +
+                                           (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+}
+
+}  // namespace
+
+LoadedScenario loadScenario(const std::string& path,
+                            const std::vector<std::pair<std::string, std::string>>& overrides) {
+  YAML::Node doc = yaml::loadFile(path);
+  for (const auto& [key, value] : overrides) applyOverride(doc, key, value, path);
+  const yaml::Reader r(path);
+  r.checkKeys(doc, {"format", "name", "description", "chaser", "debris", "environment",
+                    "controllers", "run"}, "scenario");
+  const int format = r.integer(r.require(doc, "format", "scenario"), "format");
+  if (format != 1) r.fail(doc["format"], "format: this Grapple reads format 1, got " + std::to_string(format));
+  LoadedScenario out;
+  Scenario& s = out.scenario;
+  s.file = path;
+  s.name = doc["name"].IsDefined() ? r.string(doc["name"], "name") : fs::path(path).stem().string();
+  if (doc["description"].IsDefined()) s.description = r.string(doc["description"], "description");
+  readChaser(r, r.require(doc, "chaser", "scenario"), s);
+  if (doc["debris"].IsDefined()) readDebris(r, doc["debris"], s);
+  if (doc["environment"].IsDefined()) readEnvironment(r, doc["environment"], s);
+  if (doc["controllers"].IsDefined()) readControllers(r, doc["controllers"], s);
+  if (doc["run"].IsDefined()) readRun(r, doc["run"], s);
+  try {
+    out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, nullptr, s.chaser.flex_model);
+  } catch (const LoadError& e) {
+    throw;  // the robot file's own message (its file and line)
+  }
+  out.model.gravity_W = s.gravity;
+  checkAgainstModel(r, doc, s, out.model);
+  return out;
+}
+
+namespace {
+
+void emitVector(YAML::Emitter& e, const Eigen::Ref<const Eigen::VectorXd>& v) {
+  e << YAML::Flow << YAML::BeginSeq;
+  for (Eigen::Index k = 0; k < v.size(); ++k) e << v[k];
+  e << YAML::EndSeq;
+}
+
+void emitValues(YAML::Emitter& e, const std::vector<double>& v) {
+  if (v.size() == 1) {
+    e << v[0];
+    return;
+  }
+  e << YAML::Flow << YAML::BeginSeq;
+  for (double x : v) e << x;
+  e << YAML::EndSeq;
+}
+
+}  // namespace
+
+std::string scenarioToYaml(const Scenario& s) {
+  YAML::Emitter e;
+  e.SetDoublePrecision(17);
+  e << YAML::BeginMap;
+  e << YAML::Key << "format" << YAML::Value << 1;
+  e << YAML::Key << "name" << YAML::Value << s.name;
+  if (!s.description.empty()) e << YAML::Key << "description" << YAML::Value << s.description;
+  // chaser
+  const ChaserSpec& c = s.chaser;
+  e << YAML::Key << "chaser" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "robot" << YAML::Value << c.robot;
+  if (c.base_mode) e << YAML::Key << "base_mode" << YAML::Value << std::string(baseModeName(*c.base_mode));
+  if (c.flex_model) e << YAML::Key << "flex_model" << YAML::Value << std::string(flexModelName(*c.flex_model));
+  e << YAML::Key << "initial" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "base" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "position" << YAML::Value;
+  emitVector(e, c.initial.base_position);
+  e << YAML::Key << "attitude" << YAML::Value;
+  emitVector(e, c.initial.base_attitude);
+  e << YAML::Key << "twist" << YAML::Value;
+  emitVector(e, c.initial.base_twist);
+  e << YAML::EndMap;
+  auto emitStates = [&](const char* key, const std::map<std::string, std::vector<double>>& pos,
+                        const std::map<std::string, std::vector<double>>& vel) {
+    std::vector<std::string> names;
+    for (const auto& [n, v] : pos) names.push_back(n);
+    for (const auto& [n, v] : vel) {
+      if (!pos.count(n)) names.push_back(n);
+    }
+    if (names.empty()) return;
+    e << YAML::Key << key << YAML::Value << YAML::BeginMap;
+    for (const std::string& n : names) {
+      e << YAML::Key << n << YAML::Value << YAML::Flow << YAML::BeginMap;
+      if (pos.count(n)) {
+        e << YAML::Key << "position" << YAML::Value;
+        emitValues(e, pos.at(n));
+      }
+      if (vel.count(n)) {
+        e << YAML::Key << "velocity" << YAML::Value;
+        emitValues(e, vel.at(n));
+      }
+      e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+  };
+  emitStates("joints", c.initial.joint_position, c.initial.joint_velocity);
+  emitStates("modes", c.initial.mode_position, c.initial.mode_velocity);
+  e << YAML::EndMap << YAML::EndMap;
+  // debris
+  if (s.debris.enabled) {
+    const DebrisSpec& d = s.debris;
+    const Matrix3& I = d.properties.inertia;
+    e << YAML::Key << "debris" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "mass" << YAML::Value << d.properties.mass;
+    e << YAML::Key << "inertia" << YAML::Value << YAML::Flow << YAML::BeginMap
+      << YAML::Key << "xx" << YAML::Value << I(0, 0) << YAML::Key << "yy" << YAML::Value << I(1, 1)
+      << YAML::Key << "zz" << YAML::Value << I(2, 2) << YAML::Key << "xy" << YAML::Value << I(0, 1)
+      << YAML::Key << "xz" << YAML::Value << I(0, 2) << YAML::Key << "yz" << YAML::Value << I(1, 2)
+      << YAML::EndMap;
+    e << YAML::Key << "size" << YAML::Value;
+    emitVector(e, d.size);
+    if (!d.mesh.empty()) e << YAML::Key << "mesh" << YAML::Value << d.mesh;
+    e << YAML::Key << "target" << YAML::Value;
+    emitVector(e, d.properties.target_B);
+    e << YAML::Key << "initial" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "position" << YAML::Value;
+    emitVector(e, d.initial.r_W);
+    e << YAML::Key << "velocity" << YAML::Value;
+    emitVector(e, d.initial.v_W);
+    e << YAML::Key << "attitude" << YAML::Value;
+    emitVector(e, d.initial.Q_WB);
+    e << YAML::Key << "rate_deg_s" << YAML::Value;
+    emitVector(e, Vector3(d.initial.w_B * (180 / M_PI)));
+    e << YAML::EndMap << YAML::EndMap;
+  }
+  // environment
+  const EnvironmentSettings& en = s.environment;
+  e << YAML::Key << "environment" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "altitude" << YAML::Value << en.altitude;
+  e << YAML::Key << "gravity_gradient" << YAML::Value << en.gravity_gradient;
+  e << YAML::Key << "relative_motion" << YAML::Value << en.relative_motion;
+  e << YAML::Key << "gravity" << YAML::Value;
+  emitVector(e, s.gravity);
+  e << YAML::Key << "drag" << YAML::Value << YAML::BeginMap << YAML::Key << "enabled" << YAML::Value
+    << en.drag.enabled << YAML::Key << "density" << YAML::Value << en.drag.density << YAML::Key
+    << "drag_coefficient" << YAML::Value << en.drag.drag_coefficient << YAML::Key << "area"
+    << YAML::Value << en.drag.area << YAML::Key << "center_of_pressure" << YAML::Value;
+  emitVector(e, en.drag.center_of_pressure);
+  e << YAML::EndMap;
+  const auto& sp = en.solar_pressure;
+  e << YAML::Key << "solar_pressure" << YAML::Value << YAML::BeginMap << YAML::Key << "enabled"
+    << YAML::Value << sp.enabled << YAML::Key << "pressure" << YAML::Value << sp.pressure
+    << YAML::Key << "area" << YAML::Value << sp.area << YAML::Key << "normal" << YAML::Value;
+  emitVector(e, sp.normal);
+  e << YAML::Key << "center_of_pressure" << YAML::Value;
+  emitVector(e, sp.center_of_pressure);
+  e << YAML::Key << "sun_direction" << YAML::Value;
+  emitVector(e, sp.sun_direction);
+  e << YAML::Key << "absorbed" << YAML::Value << sp.absorbed << YAML::Key << "diffuse" << YAML::Value
+    << sp.diffuse << YAML::Key << "specular" << YAML::Value << sp.specular << YAML::EndMap;
+  e << YAML::Key << "magnetic" << YAML::Value << YAML::BeginMap << YAML::Key << "enabled"
+    << YAML::Value << en.magnetic.enabled << YAML::Key << "dipole" << YAML::Value;
+  emitVector(e, en.magnetic.dipole);
+  e << YAML::Key << "field" << YAML::Value;
+  emitVector(e, en.magnetic.field);
+  e << YAML::EndMap << YAML::EndMap;
+  // controllers
+  e << YAML::Key << "controllers" << YAML::Value << YAML::BeginSeq;
+  for (const ControllerSpec& cs : s.controllers) {
+    e << YAML::BeginMap;
+    if (cs.type == ControllerType::kJointTrajectory) {
+      e << YAML::Key << "type" << YAML::Value << "joint_trajectory" << YAML::Key << "profile"
+        << YAML::Value << cs.profile << YAML::Key << "start" << YAML::Value << cs.start
+        << YAML::Key << "duration" << YAML::Value << cs.duration;
+      e << YAML::Key << "target" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      for (const auto& [n, v] : cs.target) e << YAML::Key << n << YAML::Value << v;
+      e << YAML::EndMap << YAML::Key << "kp" << YAML::Value << cs.kp << YAML::Key << "kd"
+        << YAML::Value << cs.kd;
+    } else {
+      e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"
+        << YAML::Value << YAML::BeginSeq;
+      for (const auto& w : cs.windows) {
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "joint" << YAML::Value << w.joint
+          << YAML::Key << "amplitude" << YAML::Value << w.amplitude << YAML::Key << "divisor"
+          << YAML::Value << w.divisor << YAML::Key << "start" << YAML::Value << w.start
+          << YAML::Key << "end" << YAML::Value << w.end << YAML::EndMap;
+      }
+      e << YAML::EndSeq;
+    }
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+  // run
+  const RunSettings& run = s.run;
+  e << YAML::Key << "run" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "duration" << YAML::Value << run.duration;
+  e << YAML::Key << "integrator" << YAML::Value << integratorName(run.integrator);
+  e << YAML::Key << "step" << YAML::Value << run.step;
+  e << YAML::Key << "rtol" << YAML::Value << run.rtol;
+  e << YAML::Key << "atol" << YAML::Value << run.atol;
+  e << YAML::Key << "max_step" << YAML::Value << run.max_step;
+  e << YAML::Key << "record_rate" << YAML::Value << run.record_rate;
+  e << YAML::Key << "control_rate" << YAML::Value << run.control_rate;
+  if (!run.end_effector.empty()) e << YAML::Key << "end_effector" << YAML::Value << run.end_effector;
+  e << YAML::EndMap;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+void saveScenario(const Scenario& s, const std::string& path) {
+  const std::string text = scenarioToYaml(s);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error(tmp + ": cannot write the file");
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(tmp + ": writing failed (disk full?)");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error(path + ": cannot replace the file: " + ec.message());
+  }
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,33 @@
+// Scenario files (YAML, format 1; documented in scenarios/README.md). Loading validates every
+// field against its type, range and the robot (joint and body names), and reports
+// "file:line: what is wrong, what was expected"; unknown keys are errors with a did-you-mean.
+// Saving writes every field, defaults included, to a temporary file renamed over the target, so
+// a crash never leaves half a scenario.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/model.hpp"
+#include "core/sim/scenario.hpp"
+
+namespace grapple::core {
+
+struct LoadedScenario {
+  Scenario scenario;
+  Model model;      // the chaser, with the scenario's overrides (base mode, flexible model, gravity)
+};
+
+// `overrides`: (key path, YAML value) pairs applied before validation, e.g. ("run.duration", "5")
+// or ("debris.initial.rate_deg_s", "[0, 0, 4]"): the CLI's --set. Throws LoadError.
+LoadedScenario loadScenario(const std::string& path,
+                            const std::vector<std::pair<std::string, std::string>>& overrides = {});
+
+// The scenario as YAML text (every field written).
+std::string scenarioToYaml(const Scenario& scenario);
+// Writes atomically (temporary file + rename). Throws std::runtime_error if the file cannot be
+// written (the message names it).
+void saveScenario(const Scenario& scenario, const std::string& path);
+
+}  // namespace grapple::core

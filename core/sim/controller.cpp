@@ -1,0 +1,124 @@
+#include "core/sim/controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/dynamics/hybrid_dynamics.hpp"
+#include "core/planning/quintic.hpp"
+
+namespace grapple::core {
+
+TorqueWindowsController::TorqueWindowsController(const Model& m, const ControllerSpec& spec) {
+  for (const ControllerSpec::Window& w : spec.windows) {
+    const int b = m.bodyOfJoint(w.joint);
+    if (b < 0 || m.joint[b].nv != 1) {
+      throw std::invalid_argument("torque_windows: no 1-DOF joint '" + w.joint + "'");
+    }
+    windows_.push_back({m.joint[b].idx_v, w});
+  }
+}
+
+void TorqueWindowsController::update(ControlContext& ctx) {
+  for (const Window& w : windows_) {
+    if (ctx.t > w.w.start && ctx.t < w.w.end) {
+      ctx.tau[w.v_index] += w.w.amplitude * std::sin(ctx.t / w.w.divisor);
+    }
+  }
+}
+
+JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
+                       const Eigen::VectorXd& q0) {
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const ControllerSpec& c = specs[k];
+    if (c.type != ControllerType::kJointTrajectory) continue;
+    for (const auto& [name, target] : c.target) {
+      const int b = m.bodyOfJoint(name);
+      if (b < 0 || m.joint[b].nv != 1) {
+        throw std::invalid_argument("joint_trajectory: no 1-DOF joint '" + name + "'");
+      }
+      const int iv = m.joint[b].idx_v;
+      auto it = std::find_if(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.v_index == iv; });
+      if (it == axes_.end()) {
+        axes_.push_back({m.joint[b].idx_q, iv, q0[m.joint[b].idx_q], {}});
+        it = axes_.end() - 1;
+      }
+      it->segments.push_back({c.start, c.duration, 0, target, c.kp, c.kd, c.profile == "cycloidal"});
+    }
+  }
+  for (Axis& a : axes_) {
+    std::sort(a.segments.begin(), a.segments.end(),
+              [](const Segment& x, const Segment& y) { return x.start < y.start; });
+    double from = a.initial;
+    for (std::size_t s = 0; s < a.segments.size(); ++s) {
+      Segment& seg = a.segments[s];
+      if (s > 0) {
+        const Segment& prev = a.segments[s - 1];
+        if (seg.start < prev.start + prev.duration - 1e-12) {
+          throw std::invalid_argument(
+              "joint_trajectory: two paths of joint '" + m.joint[m.v_body[a.v_index]].name +
+              "' overlap (one starts at " + std::to_string(seg.start) + " s, before the other ends at " +
+              std::to_string(prev.start + prev.duration) + " s)");
+        }
+      }
+      seg.from = from;
+      from = seg.to;
+    }
+    prescribed_.push_back(a.v_index);
+  }
+  std::sort(prescribed_.begin(), prescribed_.end());
+  std::sort(axes_.begin(), axes_.end(), [](const Axis& x, const Axis& y) { return x.v_index < y.v_index; });
+  x_ = Eigen::VectorXd::Zero(m.nv);
+}
+
+JointServo::Setpoint JointServo::setpoint(int k, double t, double* kp, double* kd) const {
+  const auto it = std::find_if(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.v_index == k; });
+  if (it == axes_.end()) throw std::invalid_argument("JointServo::setpoint: coordinate not driven");
+  const std::vector<Segment>& segs = it->segments;
+  // The segment in force: the last one started, or the first (held at its start) before it.
+  std::size_t s = 0;
+  while (s + 1 < segs.size() && segs[s + 1].start <= t) ++s;
+  const Segment& g = segs[s];
+  if (kp) *kp = g.kp;
+  if (kd) *kd = g.kd;
+  const double T = g.duration, d = g.to - g.from;
+  const Blend b = g.cycloidal ? cycloidalBlend((t - g.start) / T) : quinticBlend((t - g.start) / T);
+  return {g.from + d * b.s, d * b.ds / T, d * b.dds / (T * T)};
+}
+
+bool JointServo::reference(int k, double t, double& position) const {
+  if (!std::binary_search(prescribed_.begin(), prescribed_.end(), k)) return false;
+  position = setpoint(k, t).position;
+  return true;
+}
+
+void JointServo::update(ControlContext& ctx) {
+  x_ = ctx.tau;  // forces on the free coordinates
+  for (const Axis& a : axes_) {
+    double kp = 0, kd = 0;
+    const Setpoint sp = setpoint(a.v_index, ctx.t, &kp, &kd);
+    x_[a.v_index] = sp.acceleration + kd * (sp.velocity - ctx.v[a.v_index]) +
+                    kp * (sp.position - ctx.q[a.q_index]);
+  }
+  const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
+  for (int k : prescribed_) ctx.tau[k] = tau[k];
+  ctx.ddq = &ctx.data.ddq;
+}
+
+std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m,
+                                                         const std::vector<ControllerSpec>& specs,
+                                                         const Eigen::VectorXd& q0) {
+  std::vector<std::unique_ptr<Controller>> out;
+  bool servo = false;
+  for (const ControllerSpec& c : specs) {
+    if (c.type == ControllerType::kTorqueWindows) {
+      out.push_back(std::make_unique<TorqueWindowsController>(m, c));
+    } else {
+      servo = true;
+    }
+  }
+  if (servo) out.push_back(std::make_unique<JointServo>(m, specs, q0));
+  return out;
+}
+
+}  // namespace grapple::core

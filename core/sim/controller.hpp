@@ -1,0 +1,101 @@
+// Controllers: what turns the state into actuator forces. The simulation calls each one at every
+// evaluation of the equations of motion, in order; each adds its generalized forces to ctx.tau,
+// and a later one sees the forces of the earlier ones (a computed-torque law needs them). The
+// guidance layer (capture planners, the thesis' PD loops) adds its own controllers; these are the
+// two the scenario format has without it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dynamics/data.hpp"
+#include "core/sim/scenario.hpp"
+
+namespace grapple::core {
+
+struct ControlContext {
+  const Model& model;
+  Data& data;                    // scratch for the controller (the simulation recomputes after)
+  double t;                      // [s]
+  const Eigen::VectorXd& q;
+  const Eigen::VectorXd& v;
+  const BodyWrenches* fext;      // environment wrenches on the bodies, or null
+  Eigen::VectorXd& tau;          // (nv) generalized forces so far; add to it
+  // A controller that solved the whole dynamics with the final forces (a computed-torque law)
+  // points this at the accelerations, which spares the simulation a forward dynamics. Only the
+  // last controller's counts; the simulation resets it before each one.
+  const Eigen::VectorXd* ddq = nullptr;
+};
+
+class Controller {
+ public:
+  virtual ~Controller() = default;
+  virtual void update(ControlContext& ctx) = 0;
+  // The desired position of velocity coordinate k at time t, if this controller sets one (for the
+  // tracking-error channels).
+  virtual bool reference(int k, double t, double& position) const {
+    (void)k, (void)t, (void)position;
+    return false;
+  }
+};
+
+// Prescribed torques τ = A sin(t / divisor) inside time windows (the dual-quaternion paper's
+// example inputs).
+class TorqueWindowsController final : public Controller {
+ public:
+  TorqueWindowsController(const Model& model, const ControllerSpec& spec);
+  void update(ControlContext& ctx) override;
+
+ private:
+  struct Window {
+    int v_index;
+    ControllerSpec::Window w;
+  };
+  std::vector<Window> windows_;
+};
+
+// Joint servo along paths: every joint named by a joint_trajectory controller follows its
+// segments (quintic or cycloidal, rest to rest), holding the start position before the first one
+// and each target after it. The torques are the exact computed-torque law of the whole system
+// (hybridDynamics): the driven joints get q̈_d + kd (q̇_d - q̇) + kp (q_d - q) while the base, the
+// modes and the other joints move freely under the forces already in ctx.tau. kp [1/s²] and
+// kd [1/s] are therefore the squared natural frequency and twice ξω of the error dynamics
+// (the "centralized" gains of spec/guidance_control.md §3.2). All joint_trajectory controllers of
+// a scenario make one servo, which runs after the other controllers.
+class JointServo final : public Controller {
+ public:
+  // q0: the initial configuration (start positions). Throws std::invalid_argument if two segments
+  // of one joint overlap in time, or a joint is not a 1-DOF joint.
+  JointServo(const Model& model, const std::vector<ControllerSpec>& specs,
+             const Eigen::VectorXd& q0);
+  void update(ControlContext& ctx) override;
+  bool reference(int k, double t, double& position) const override;
+
+  struct Setpoint {
+    double position, velocity, acceleration;
+  };
+  // The path of the joint at velocity index k (which must be driven) at time t.
+  Setpoint setpoint(int k, double t, double* kp = nullptr, double* kd = nullptr) const;
+
+ private:
+  struct Segment {
+    double start, duration, from, to, kp, kd;
+    bool cycloidal;
+  };
+  struct Axis {
+    int q_index, v_index;
+    double initial;
+    std::vector<Segment> segments;  // by start time, not overlapping
+  };
+  std::vector<Axis> axes_;
+  std::vector<int> prescribed_;     // v indices, increasing
+  Eigen::VectorXd x_;               // hybridDynamics input
+};
+
+// The controllers of a scenario, in the order they run.
+std::vector<std::unique_ptr<Controller>> makeControllers(const Model& model,
+                                                         const std::vector<ControllerSpec>& specs,
+                                                         const Eigen::VectorXd& q0);
+
+}  // namespace grapple::core

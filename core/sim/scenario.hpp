@@ -1,0 +1,101 @@
+// Scenario: everything one run needs — the chaser (a robot file plus its initial state), the
+// debris, the environment, the controllers and the run settings. Plain data: io/scenario_yaml
+// reads and writes it (format documented in scenarios/README.md), sim::Simulation runs it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "core/model/model.hpp"
+#include "core/world/debris.hpp"
+#include "core/world/environment.hpp"
+
+namespace grapple::core {
+
+struct ChaserInitialState {
+  Vector3 base_position = Vector3::Zero();        // [m] inertial
+  Vector4 base_attitude = Vector4(1, 0, 0, 0);    // [w x y z] base -> inertial
+  Vector6 base_twist = Vector6::Zero();           // [m/s, rad/s] base frame
+  std::map<std::string, std::vector<double>> joint_position;  // by joint name [rad or m]
+  std::map<std::string, std::vector<double>> joint_velocity;
+  std::map<std::string, std::vector<double>> mode_position;   // by flexible body name
+  std::map<std::string, std::vector<double>> mode_velocity;
+};
+
+struct ChaserSpec {
+  std::string robot;                              // robot file as written (relative to the scenario)
+  std::string robot_path;                         // resolved path
+  std::optional<BaseMode> base_mode;              // overrides the robot file
+  std::optional<FlexModel> flex_model;            // overrides the robot file
+  ChaserInitialState initial;
+};
+
+struct DebrisSpec {
+  bool enabled = false;
+  DebrisProperties properties;
+  Vector3 size = Vector3::Zero();                 // [m] bounding box, for display
+  std::string mesh;                               // optional, for display
+  DebrisState initial;
+};
+
+// Controllers available before the guidance layer (more come with it).
+enum class ControllerType {
+  kJointTrajectory,  // joints follow a path: computed torque through the whole system's dynamics,
+                     // with optional PD on the tracking error (sim/controller.hpp, JointServo)
+  kTorqueWindows,    // prescribed joint torques: amplitude sin(t / divisor) inside time windows
+};
+
+struct ControllerSpec {
+  ControllerType type = ControllerType::kJointTrajectory;
+  // kJointTrajectory
+  std::string profile = "quintic";                 // quintic | cycloidal (θ_d (t/T - sin(2πt/T)/2π))
+  double start = 0, duration = 10;                 // [s]
+  std::map<std::string, double> target;            // joint -> final position [rad or m]
+  double kp = 0, kd = 0;                           // error dynamics ë + kd ė + kp e = 0 [1/s², 1/s]
+  // kTorqueWindows
+  struct Window {
+    std::string joint;
+    double amplitude = 0, divisor = 1, start = 0, end = 0;  // τ = A sin(t/divisor) for start < t < end
+  };
+  std::vector<Window> windows;
+};
+
+enum class IntegratorType {
+  kRk4,            // fixed step (the thesis' Simulink setting)
+  kDormandPrince,  // adaptive 5(4): the most accurate per evaluation on smooth, non-stiff motion
+  kRk43,           // adaptive RK4(3): 4x more stable on fast undamped modes (flexible models)
+};
+
+// The scenario file's word for an integrator: rk4, dopri5, rk43.
+inline const char* integratorName(IntegratorType t) {
+  return t == IntegratorType::kRk4 ? "rk4" : t == IntegratorType::kRk43 ? "rk43" : "dopri5";
+}
+
+struct RunSettings {
+  double duration = 10;                          // [s]
+  IntegratorType integrator = IntegratorType::kDormandPrince;
+  double step = 1e-3;                            // [s] RK4 step
+  double rtol = 1e-8, atol = 1e-10;              // Dormand–Prince tolerances
+  double max_step = 0.02;                        // [s] adaptive integrators
+  double record_rate = 50;                       // [Hz] recorded samples per second
+  double control_rate = 0;                       // [Hz] controllers sampled with a zero-order hold,
+                                                 //   as on board; 0: at every evaluation
+  std::string end_effector;                      // frame recorded as the end effector (default: last)
+};
+
+struct Scenario {
+  std::string name, description;
+  std::string file;                              // where it was read from (empty if built in code)
+  ChaserSpec chaser;
+  DebrisSpec debris;
+  EnvironmentSettings environment;
+  Vector3 gravity = Vector3::Zero();             // [m/s^2] uniform (the aerial-manipulator case)
+  std::vector<ControllerSpec> controllers;
+  RunSettings run;
+};
+
+}  // namespace grapple::core

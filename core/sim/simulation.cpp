@@ -1,0 +1,527 @@
+#include "core/sim/simulation.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/dynamics/configuration.hpp"
+#include "core/dynamics/energy.hpp"
+#include "core/dynamics/flexible.hpp"
+#include "core/dynamics/forward_dynamics.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/math/rotation.hpp"
+#include "core/sim/controller.hpp"
+#include "core/sim/ode.hpp"
+#include "core/world/environment.hpp"
+
+namespace grapple::core {
+namespace {
+
+constexpr double kDeg = 180 / M_PI;
+
+bool anyEnvironment(const EnvironmentSettings& e) {
+  return e.gravity_gradient || e.relative_motion || e.drag.enabled || e.solar_pressure.enabled ||
+         e.magnetic.enabled;
+}
+
+// Rotation angle between two attitudes [rad].
+double attitudeAngle(const Vector4& a, const Vector4& b) {
+  const double c = std::min(1.0, std::abs(a.normalized().dot(b.normalized())));
+  return 2 * std::acos(c);
+}
+
+}  // namespace
+
+struct Simulation::Impl {
+  Scenario scenario;
+  Model model;
+  Data data;
+  Environment environment;
+  bool has_environment;
+  std::vector<std::unique_ptr<Controller>> controllers;
+
+  // State layout.
+  int nq, nv, idebris, iwork, nx;
+  Eigen::VectorXd x;
+  double t = 0;
+  int row = 0;                 // rows recorded
+  std::string failure;
+  bool done = false;
+
+  // Integrators.
+  Rk4Solver rk4;
+  std::unique_ptr<AdaptiveRk> adaptive;
+  bool sampled = false;        // controllers at control_rate with a zero-order hold
+  long control_index = 0;      // next control instant: control_index / control_rate
+  long rk4_steps = 0;
+  long evaluations = 0;
+  OdeFunction f;
+
+  // Scratch of one evaluation.
+  Eigen::VectorXd q, v, tau, tau_cmd, tau_hold;
+  BodyWrenches fext;
+  bool fext_used = false;
+  bool solved = false;         // data.ddq already holds the accelerations under tau (control())
+
+  // Recording.
+  Recorder recorder;
+  std::vector<double> row_values;
+  std::vector<SimulationEvent> events;
+  int ee_frame = -1;
+  Vector3 base_position0 = Vector3::Zero();
+  Vector4 base_attitude0 = Vector4(1, 0, 0, 0);
+  double energy0 = 0;
+  std::vector<char> outside_limit;   // per v coordinate: -1 below, +1 above, 0 inside
+  std::vector<char> saturated;       // per v coordinate
+
+  Impl(Scenario s, Model m)
+      : scenario(std::move(s)),
+        model(std::move(m)),
+        data(model, model.hasFlexibleBodies()),
+        environment(scenario.environment),
+        has_environment(anyEnvironment(scenario.environment)) {}
+
+  void evaluate(double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx);
+  // Environment wrenches (fext) and actuator forces (tau: commanded in tau_cmd, then limited) at
+  // time tt for the state in q, v.
+  void environmentWrenches(double tt);
+  void control(double tt);
+  // A control instant: the controllers see the state x and their forces are held until the next.
+  void sampleControl();
+  void setInitialState();
+  void setUpChannels();
+  void record();
+};
+
+void Simulation::Impl::setInitialState() {
+  const Model& m = model;
+  const ChaserInitialState& init = scenario.chaser.initial;
+  nq = m.nq;
+  nv = m.nv;
+  idebris = nq + nv;
+  iwork = idebris + (scenario.debris.enabled ? 13 : 0);
+  nx = iwork + 3;
+  x = Eigen::VectorXd::Zero(nx);
+  Eigen::VectorXd q0 = neutralConfiguration(m);
+  Eigen::VectorXd v0 = Eigen::VectorXd::Zero(nv);
+  if (m.hasFreeBase()) {
+    q0.head<3>() = init.base_position;
+    q0.segment<4>(3) = init.base_attitude.normalized();
+    v0.head<6>() = init.base_twist;
+  } else {
+    // A fixed base is placed where the scenario puts it.
+    model.X_parent_joint[0] = Transform{quatToMatrix(init.base_attitude.normalized()), init.base_position};
+    if (init.base_twist.norm() > 0) {
+      throw std::invalid_argument("chaser.initial.base.twist: the base is fixed");
+    }
+  }
+  base_position0 = init.base_position;
+  base_attitude0 = init.base_attitude.normalized();
+  auto joint = [&](const std::string& name) {
+    const int b = m.bodyOfJoint(name);
+    if (b < 0) throw std::invalid_argument("chaser.initial.joints: no joint '" + name + "'");
+    return b;
+  };
+  for (const auto& [name, values] : init.joint_position) {
+    const Joint& j = m.joint[joint(name)];
+    if (static_cast<int>(values.size()) != j.nq) {
+      throw std::invalid_argument("chaser.initial.joints." + name + ".position: " + std::to_string(j.nq) + " values expected");
+    }
+    for (int k = 0; k < j.nq; ++k) q0[j.idx_q + k] = values[k];
+  }
+  for (const auto& [name, values] : init.joint_velocity) {
+    const Joint& j = m.joint[joint(name)];
+    if (static_cast<int>(values.size()) != j.nv) {
+      throw std::invalid_argument("chaser.initial.joints." + name + ".velocity: " + std::to_string(j.nv) + " values expected");
+    }
+    for (int k = 0; k < j.nv; ++k) v0[j.idx_v + k] = values[k];
+  }
+  auto flexBody = [&](const std::string& name) {
+    for (int i = 0; i < m.nbodies; ++i) {
+      if (m.body_name[i] == name && m.flex[i].nf > 0) return i;
+    }
+    throw std::invalid_argument("chaser.initial.modes: no flexible body '" + name + "'");
+  };
+  for (const auto& [name, values] : init.mode_position) {
+    const FlexibleBody& fb = m.flex[flexBody(name)];
+    if (static_cast<int>(values.size()) != fb.nf) throw std::invalid_argument("chaser.initial.modes." + name + ": wrong size");
+    for (int k = 0; k < fb.nf; ++k) q0[fb.idx_q + k] = values[k];
+  }
+  for (const auto& [name, values] : init.mode_velocity) {
+    const FlexibleBody& fb = m.flex[flexBody(name)];
+    if (static_cast<int>(values.size()) != fb.nf) throw std::invalid_argument("chaser.initial.modes." + name + ": wrong size");
+    for (int k = 0; k < fb.nf; ++k) v0[fb.idx_v + k] = values[k];
+  }
+  if (!q0.allFinite() || !v0.allFinite()) throw std::invalid_argument("the initial state is not finite");
+  x.head(nq) = q0;
+  x.segment(nq, nv) = v0;
+  if (scenario.debris.enabled) {
+    const DebrisState& d = scenario.debris.initial;
+    x.segment<3>(idebris) = d.r_W;
+    x.segment<3>(idebris + 3) = d.v_W;
+    x.segment<4>(idebris + 6) = d.Q_WB.normalized();
+    x.segment<3>(idebris + 10) = d.w_B;
+  }
+  q = q0;
+  v = v0;
+  tau = Eigen::VectorXd::Zero(nv);
+  tau_cmd = tau;
+  tau_hold = tau;
+  fext.assign(m.nbodies, Vector6::Zero());
+  controllers = makeControllers(m, scenario.controllers, q0);
+  outside_limit.assign(nv, 0);
+  saturated.assign(nv, 0);
+  ee_frame = scenario.run.end_effector.empty() ? static_cast<int>(m.frames.size()) - 1
+                                               : m.frameId(scenario.run.end_effector);
+  if (ee_frame < 0) throw std::invalid_argument("run.end_effector: no frame '" + scenario.run.end_effector + "'");
+}
+
+DebrisState debrisOf(const Eigen::VectorXd& x, int i) {
+  DebrisState d;
+  d.r_W = x.segment<3>(i);
+  d.v_W = x.segment<3>(i + 3);
+  d.Q_WB = x.segment<4>(i + 6);
+  d.w_B = x.segment<3>(i + 10);
+  return d;
+}
+
+void Simulation::Impl::environmentWrenches(double tt) {
+  fext_used = has_environment;
+  if (!has_environment) return;
+  for (Vector6& w : fext) w.setZero();
+  forwardKinematics(model, data, q);
+  environment.addBodyWrenches(model, data, tt, fext);
+}
+
+void Simulation::Impl::control(double tt) {
+  const Model& m = model;
+  tau.setZero();
+  ControlContext ctx{m, data, tt, q, v, fext_used ? &fext : nullptr, tau};
+  for (auto& c : controllers) {
+    ctx.ddq = nullptr;
+    c->update(ctx);
+  }
+  tau_cmd = tau;
+  bool limited = false;
+  for (int k = 0; k < nv; ++k) {
+    const double lim = m.effort_limit[k];
+    if (std::abs(tau[k]) > lim) {
+      tau[k] = std::clamp(tau[k], -lim, lim);
+      limited = true;
+    }
+  }
+  solved = ctx.ddq != nullptr && !limited;
+}
+
+void Simulation::Impl::sampleControl() {
+  q = x.head(nq);
+  v = x.segment(nq, nv);
+  environmentWrenches(t);
+  control(t);
+  tau_hold = tau;
+}
+
+void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx) {
+  ++evaluations;
+  const Model& m = model;
+  q = xx.head(nq);
+  v = xx.segment(nq, nv);
+  environmentWrenches(tt);
+  const BodyWrenches* fe = fext_used ? &fext : nullptr;
+  if (sampled) {
+    tau = tau_hold;
+    solved = false;
+  } else {
+    control(tt);
+  }
+  const Eigen::VectorXd& ddq = solved ? data.ddq : forwardDynamics(m, data, q, v, tau, fe);
+  dx.resize(nx);
+  dx.head(nq) = configurationRate(m, q, v);
+  dx.segment(nq, nv) = ddq;
+  if (scenario.debris.enabled) {
+    const DebrisState d = debrisOf(xx, idebris);
+    Vector3 a = Vector3::Zero(), n = Vector3::Zero();
+    if (has_environment) environment.debrisLoads(scenario.debris.properties, d, tt, a, n);
+    const DebrisRates r = debrisRates(scenario.debris.properties, d, a, n);
+    dx.segment<3>(idebris) = r.r;
+    dx.segment<3>(idebris + 3) = r.v;
+    dx.segment<4>(idebris + 6) = r.Q;
+    dx.segment<3>(idebris + 10) = r.w;
+  }
+  // Powers: actuators, environment (t_iᵀ f_i, both at body i's origin in body i), damping.
+  dx[iwork] = tau.dot(v);
+  double p_ext = 0;
+  if (fext_used) {
+    for (int i = 0; i < m.nbodies; ++i) p_ext += data.t[i].dot(fext[i]);
+  }
+  dx[iwork + 1] = p_ext;
+  double p_diss = 0;
+  for (int i = 0; i < m.nbodies; ++i) {
+    const FlexibleBody& fb = m.flex[i];
+    if (fb.nf == 0) continue;
+    const auto dd = v.segment(fb.idx_v, fb.nf);
+    p_diss += dd.dot(fb.D * dd);
+  }
+  dx[iwork + 2] = p_diss;
+}
+
+void Simulation::Impl::setUpChannels() {
+  const Model& m = model;
+  Recorder& r = recorder;
+  r.add("time", "s");
+  if (m.hasFreeBase()) {
+    for (const char* c : {"x", "y", "z"}) r.add(std::string("base.") + c, "m");
+    r.add("base.position_error", "m");
+    r.add("base.attitude_error", "deg");
+    for (const char* c : {"roll", "pitch", "yaw"}) r.add(std::string("base.") + c, "deg");
+    for (const char* c : {"vx", "vy", "vz"}) r.add(std::string("base.") + c, "m/s");
+    for (const char* c : {"wx", "wy", "wz"}) r.add(std::string("base.") + c, "deg/s");
+  }
+  for (int i = 1; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    if (j.nv == 0) continue;
+    const bool linear = j.type == JointType::kPrismatic;
+    for (int k = 0; k < j.nv; ++k) {
+      const std::string base = "joint." + j.name + (j.nv > 1 ? "[" + std::to_string(k) + "]" : "");
+      r.add(base + ".position", linear ? "m" : "rad");
+      r.add(base + ".velocity", linear ? "m/s" : "rad/s");
+      r.add(base + ".torque", linear ? "N" : "N m");
+      double ref = 0;
+      bool driven = false;
+      for (const auto& c : controllers) driven = driven || c->reference(j.idx_v + k, 0, ref);
+      if (driven) {
+        r.add(base + ".reference", linear ? "m" : "rad");
+        r.add(base + ".error", linear ? "m" : "rad");
+      }
+    }
+  }
+  for (int i = 0; i < m.nbodies; ++i) {
+    const FlexibleBody& fb = m.flex[i];
+    for (int k = 0; k < fb.nf; ++k) r.add("mode." + m.body_name[i] + "." + fb.mode_names[k], "1");
+  }
+  for (const char* c : {"kinetic", "elastic", "potential", "total", "input_work", "external_work",
+                        "dissipated", "error"}) {
+    r.add(std::string("energy.") + c, "J");
+  }
+  for (const char* c : {"px", "py", "pz"}) r.add(std::string("momentum.") + c, "kg m/s");
+  for (const char* c : {"Lx", "Ly", "Lz"}) r.add(std::string("momentum.") + c, "kg m^2/s");
+  for (const char* c : {"x", "y", "z"}) r.add(std::string("ee.") + c, "m");
+  for (const char* c : {"roll", "pitch", "yaw"}) r.add(std::string("ee.") + c, "deg");
+  r.add("ee.speed", "m/s");
+  if (scenario.debris.enabled) {
+    for (const char* c : {"x", "y", "z"}) r.add(std::string("debris.") + c, "m");
+    for (const char* c : {"qw", "qx", "qy", "qz"}) r.add(std::string("debris.") + c, "1");
+    for (const char* c : {"wx", "wy", "wz"}) r.add(std::string("debris.") + c, "deg/s");
+    r.add("debris.rotational_energy", "J");
+    for (const char* c : {"x", "y", "z"}) r.add(std::string("target.") + c, "m");
+    for (const char* c : {"vx", "vy", "vz"}) r.add(std::string("target.") + c, "m/s");
+    r.add("distance.ee_target", "m");
+    r.add("distance.ee_target_rate", "m/s");
+  }
+  row_values.assign(r.channels(), 0.0);
+}
+
+void Simulation::Impl::record() {
+  const Model& m = model;
+  Eigen::VectorXd dx(nx);
+  evaluate(t, x, dx);  // τ and the wrenches at this instant
+  --evaluations;       // bookkeeping, not integration
+  std::size_t c = 0;
+  auto put = [&](double value) { row_values[c++] = value; };
+  put(t);
+  const Vector6 mom = momentum(m, data, q, v);  // also forwardKinematics(q, v)
+  if (m.hasFreeBase()) {
+    const Vector3 r0 = q.head<3>();
+    const Vector4 Q = q.segment<4>(3);
+    for (int k = 0; k < 3; ++k) put(r0[k]);
+    put((r0 - base_position0).norm());
+    put(attitudeAngle(Q, base_attitude0) * kDeg);
+    const Vector3 rpy = matrixToRpy(quatToMatrix(Q.normalized()));
+    for (int k = 0; k < 3; ++k) put(rpy[k] * kDeg);
+    for (int k = 0; k < 3; ++k) put(v[k]);
+    for (int k = 3; k < 6; ++k) put(v[k] * kDeg);
+  }
+  for (int i = 1; i < m.nbodies; ++i) {
+    const Joint& j = m.joint[i];
+    for (int k = 0; k < j.nv; ++k) {
+      const int iv = j.idx_v + k;
+      // Multi-DOF joints with quaternions (spherical) record their rotation vector components.
+      const double pos = j.nq == j.nv ? q[j.idx_q + k] : 0.0;
+      put(pos);
+      put(v[iv]);
+      put(tau[iv]);
+      double ref = 0;
+      bool driven = false;
+      for (const auto& ctl : controllers) driven = driven || ctl->reference(iv, t, ref);
+      if (driven) {
+        put(ref);
+        put(ref - pos);
+      }
+      // Events: position limits and effort saturation, seen at the recording instants.
+      if (j.nq == j.nv) {
+        const double lo = m.lower_position_limit[j.idx_q + k], hi = m.upper_position_limit[j.idx_q + k];
+        const char side = pos < lo ? -1 : (pos > hi ? 1 : 0);
+        if (side != 0 && outside_limit[iv] != side) {
+          events.push_back({t, "joint_limit", "joint '" + j.name + "' reached its " +
+                                                  (side < 0 ? "lower" : "upper") + " limit (" +
+                                                  std::to_string(side < 0 ? lo : hi) + ")"});
+        }
+        outside_limit[iv] = side;
+      }
+      const char sat = std::abs(tau_cmd[iv]) > m.effort_limit[iv];
+      if (sat && !saturated[iv]) {
+        events.push_back({t, "effort_limit", "joint '" + j.name + "' asks " +
+                                                 std::to_string(tau_cmd[iv]) + ", limited to ±" +
+                                                 std::to_string(m.effort_limit[iv])});
+      }
+      saturated[iv] = sat;
+    }
+  }
+  for (int i = 0; i < m.nbodies; ++i) {
+    const FlexibleBody& fb = m.flex[i];
+    for (int k = 0; k < fb.nf; ++k) put(q[fb.idx_q + k]);
+  }
+  const double ek = kineticEnergy(m, data, q, v);
+  const double ee = m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0;
+  const double ep = potentialEnergy(m, data, q);
+  const double total = ek + ee + ep;
+  const double w_in = x[iwork], w_ext = x[iwork + 1], w_diss = x[iwork + 2];
+  if (row == 0) energy0 = total;
+  for (double e : {ek, ee, ep, total, w_in, w_ext, w_diss, total + w_diss - w_in - w_ext - energy0}) put(e);
+  for (int k = 0; k < 6; ++k) put(mom[k]);
+  forwardKinematics(m, data, q, v);
+  const Transform X_ee = framePose(m, data, ee_frame);
+  const Vector6 v_ee = pointVelocityWorld(m, data, ee_frame);
+  for (int k = 0; k < 3; ++k) put(X_ee.p[k]);
+  const Vector3 rpy_ee = matrixToRpy(X_ee.R);
+  for (int k = 0; k < 3; ++k) put(rpy_ee[k] * kDeg);
+  put(v_ee.head<3>().norm());
+  if (scenario.debris.enabled) {
+    const DebrisState d = debrisOf(x, idebris);
+    for (int k = 0; k < 3; ++k) put(d.r_W[k]);
+    const Vector4 Q = d.Q_WB.normalized();
+    for (int k = 0; k < 4; ++k) put(Q[k]);
+    for (int k = 0; k < 3; ++k) put(d.w_B[k] * kDeg);
+    put(debrisRotationalEnergy(scenario.debris.properties, d));
+    const PointKinematics tk = targetKinematics(scenario.debris.properties, d);
+    for (int k = 0; k < 3; ++k) put(tk.position[k]);
+    for (int k = 0; k < 3; ++k) put(tk.velocity[k]);
+    const Vector3 rel = tk.position - X_ee.p;
+    const double dist = rel.norm();
+    put(dist);
+    put(dist > 0 ? rel.dot(tk.velocity - v_ee.head<3>()) / dist : 0.0);
+  }
+  recorder.append(row_values);
+  ++row;
+}
+
+Simulation::Simulation(Scenario scenario, Model model)
+    : impl_(std::make_unique<Impl>(std::move(scenario), std::move(model))) {
+  Impl& s = *impl_;
+  const RunSettings& run = s.scenario.run;
+  if (!(run.duration > 0) || !(run.record_rate > 0) || !(run.step > 0) || !(run.control_rate >= 0)) {
+    throw std::invalid_argument("run: duration, record_rate and step must be > 0, control_rate >= 0");
+  }
+  s.setInitialState();
+  s.setUpChannels();
+  s.f = [&s](double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx) { s.evaluate(tt, xx, dx); };
+  if (run.integrator != IntegratorType::kRk4) {
+    AdaptiveOptions o;
+    o.method = run.integrator == IntegratorType::kRk43 ? AdaptiveMethod::kRk43
+                                                      : AdaptiveMethod::kDormandPrince54;
+    o.rtol = run.rtol;
+    o.atol = run.atol;
+    o.h_max = run.max_step;
+    o.h_initial = std::min(1e-3, run.max_step);
+    s.adaptive = std::make_unique<AdaptiveRk>(o);
+  }
+  s.sampled = run.control_rate > 0;
+  if (s.sampled) {
+    s.sampleControl();
+    s.control_index = 1;
+  }
+  s.record();
+}
+
+Simulation::~Simulation() = default;
+
+const Scenario& Simulation::scenario() const { return impl_->scenario; }
+const Model& Simulation::model() const { return impl_->model; }
+double Simulation::time() const { return impl_->t; }
+double Simulation::endTime() const { return impl_->scenario.run.duration; }
+bool Simulation::finished() const { return impl_->done; }
+const std::string& Simulation::failure() const { return impl_->failure; }
+const Recorder& Simulation::recorder() const { return impl_->recorder; }
+const std::vector<SimulationEvent>& Simulation::events() const { return impl_->events; }
+const Eigen::VectorXd& Simulation::q() const { return impl_->q; }
+const Eigen::VectorXd& Simulation::v() const { return impl_->v; }
+
+DebrisState Simulation::debris() const {
+  const Impl& s = *impl_;
+  return s.scenario.debris.enabled ? debrisOf(s.x, s.idebris) : s.scenario.debris.initial;
+}
+
+SimulationStats Simulation::stats() const {
+  const Impl& s = *impl_;
+  SimulationStats st;
+  st.evaluations = s.evaluations;
+  if (s.adaptive) {
+    st.steps = s.adaptive->stats().accepted;
+    st.rejected = s.adaptive->stats().rejected;
+  } else {
+    st.steps = s.rk4_steps;
+  }
+  return st;
+}
+
+bool Simulation::step() {
+  Impl& s = *impl_;
+  if (s.done) return false;
+  const RunSettings& run = s.scenario.run;
+  // Recording and control instants are exact multiples of their intervals (no accumulated
+  // rounding); the integration runs piecewise between them, so that a held control never
+  // changes inside a step.
+  const double t_next = std::min(run.duration, s.row / run.record_rate);
+  try {
+    while (s.t < t_next) {
+      double t_piece = t_next;
+      const double t_control = s.sampled ? s.control_index / run.control_rate : INFINITY;
+      if (t_control < t_piece) t_piece = t_control;
+      if (s.adaptive) {
+        s.adaptive->advance(s.f, s.t, t_piece, s.x);
+      } else {
+        const double span = t_piece - s.t;
+        const long n = std::max(1L, static_cast<long>(std::ceil(span / run.step - 1e-9)));
+        const double h = span / n;
+        for (long k = 0; k < n; ++k) {
+          s.rk4.step(s.f, s.t + k * h, h, s.x);
+          ++s.rk4_steps;
+        }
+        if (!s.x.allFinite()) {
+          throw std::runtime_error("the state is no longer finite at t = " + std::to_string(t_piece) +
+                                   " s (step too large for the stiffest mode?)");
+        }
+      }
+      s.t = t_piece;
+      if (s.sampled && t_piece >= t_control) {
+        s.sampleControl();
+        ++s.control_index;
+      }
+    }
+    s.record();
+  } catch (const std::exception& e) {
+    s.failure = e.what();
+    s.events.push_back({s.t, "integration_failure", e.what()});
+    s.done = true;
+    return false;
+  }
+  if (s.t >= run.duration) s.done = true;
+  return true;
+}
+
+void Simulation::run(const std::function<bool(double)>& progress) {
+  while (step()) {
+    if (progress && !progress(time())) break;
+  }
+}
+
+}  // namespace grapple::core

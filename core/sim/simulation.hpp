@@ -1,0 +1,76 @@
+// Simulation: a scenario's chaser, debris, environment and controllers, integrated in time and
+// recorded. One state vector holds everything that evolves,
+//   x = [q (nq) | v (nv) | debris r, v, Q, ω (13, if any) | W_in, W_ext, W_diss],
+// the last three being the work of the actuators, the work of the environment's wrenches and the
+// energy dissipated by the modal damping, integrated with the state so the energy balance
+//   E_kin + E_elastic + E_gravity + W_diss - W_in - W_ext = E(0)
+// is checked to the integrator's accuracy (channel energy.error).
+//
+// Runs are deterministic: the same scenario and settings give bit-identical channels (one thread,
+// no clocks, no randomness in the physics). Rows are recorded at exact multiples of
+// 1/record_rate; the integrator steps between them (RK4: the largest step <= run.step that
+// divides the interval; Dormand–Prince: adaptive, ending exactly on each recording instant).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dynamics/data.hpp"
+#include "core/sim/recorder.hpp"
+#include "core/sim/scenario.hpp"
+
+namespace grapple::core {
+
+struct SimulationEvent {
+  double time;         // [s] recording instant at which it was seen
+  std::string kind;    // "joint_limit", "effort_limit", "integration_failure"
+  std::string detail;  // human-readable
+};
+
+struct SimulationStats {
+  long evaluations = 0;   // evaluations of the equations of motion
+  long steps = 0;         // accepted integrator steps
+  long rejected = 0;      // rejected steps (Dormand–Prince)
+};
+
+class Simulation {
+ public:
+  // Builds the initial state from the scenario (model: the chaser, as loadScenario returns it).
+  // Throws std::invalid_argument if the scenario does not fit the model.
+  Simulation(Scenario scenario, Model model);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  const Scenario& scenario() const;
+  const Model& model() const;
+
+  double time() const;                    // [s]
+  double endTime() const;                 // [s] run.duration
+  bool finished() const;                  // at the end, or failed
+  const std::string& failure() const;     // why the integration stopped early (empty if it did not)
+
+  // Advances one recording interval and records a row. Returns false (and does nothing) once
+  // finished. A failure of the integrator (state not finite, step size underflow) ends the run
+  // with an "integration_failure" event; the rows before it are kept.
+  bool step();
+  // Steps to the end. progress(t) is called after each row; returning false stops the run there.
+  void run(const std::function<bool(double t)>& progress = {});
+
+  const Recorder& recorder() const;
+  const std::vector<SimulationEvent>& events() const;
+  SimulationStats stats() const;
+
+  // The current state.
+  const Eigen::VectorXd& q() const;
+  const Eigen::VectorXd& v() const;
+  DebrisState debris() const;             // the initial state's if the scenario has no debris
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace grapple::core
