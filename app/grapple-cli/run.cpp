@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -167,9 +168,9 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
   out << line;
   std::snprintf(line, sizeof line, "Energy    max |error| %.3e J (scale %.3e J)\n", m.energy_error, m.energy_scale);
   out << line;
-  std::snprintf(line, sizeof line, "Momentum  max drift |p| %.3e kg m/s, |L| %.3e kg m^2/s\n", m.momentum_p, m.momentum_L);
-  out << line;
   if (model.hasFreeBase()) {
+    std::snprintf(line, sizeof line, "Momentum  max drift |p| %.3e kg m/s, |L| %.3e kg m^2/s\n", m.momentum_p, m.momentum_L);
+    out << line;
     std::snprintf(line, sizeof line, "Base      max drift %.4f m, %.4f deg\n", m.base_position, m.base_attitude);
     out << line;
   }
@@ -181,9 +182,17 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
     std::snprintf(line, sizeof line, "Debris    closest end effector - target distance %.4f m\n", m.min_distance);
     out << line;
   }
-  for (const SimulationEvent& e : sim.events()) {
+  // The first events in full; the rest (a saturating controller can raise hundreds) are counted
+  // and listed in summary.json.
+  constexpr std::size_t kShownEvents = 12;
+  const std::vector<SimulationEvent>& events = sim.events();
+  for (std::size_t k = 0; k < std::min(events.size(), kShownEvents); ++k) {
+    const SimulationEvent& e = events[k];
     std::snprintf(line, sizeof line, "Event     t = %8.3f s  %-20s %s\n", e.time, e.kind.c_str(), e.detail.c_str());
     out << line;
+  }
+  if (events.size() > kShownEvents) {
+    out << "Event     ... and " << events.size() - kShownEvents << " more (all in summary.json)\n";
   }
   if (!sim.failure().empty()) out << "FAILED    " << sim.failure() << '\n';
 }

@@ -5,7 +5,9 @@
 //   H_ff q̈_f = τ_f - h_f - H_fp q̈_p,     τ_p = H_pf q̈_f + H_pp q̈_p + h_p.
 // This is the exact computed-torque law on a free-floating or flexible system: the joint
 // torques that give the driven joints their accelerations while the base and the modes move
-// freely. Through H, so O(nv²) to O(nv³); meant for controllers, not for the integrator.
+// freely. Cost: O(n) when the driven coordinates are whole joints and the data has the general
+// workspace (flexible models: the articulated recursion with known joint motions), or every joint
+// of a rigid model is driven (inverse dynamics); otherwise through H, O(nv³).
 #pragma once
 
 #include <vector>

@@ -1,8 +1,10 @@
 // Flexible bodies in the recursions: the general path against the fast rigid path, and flexible
 // models against independent checks (mass matrix from inverse-dynamics columns, forward ∘ inverse
-// dynamics, Jacobians and accelerations by finite differences, conservation of energy and momentum).
+// dynamics, Jacobians and accelerations by finite differences, conservation of energy and momentum,
+// hybrid dynamics against the block solution through H).
 #include <QtTest>
 
+#include <algorithm>
 #include <iostream>
 #include <random>
 
@@ -14,6 +16,7 @@
 #include "core/dynamics/energy.hpp"
 #include "core/dynamics/flexible.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
+#include "core/dynamics/hybrid_dynamics.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
@@ -372,5 +375,149 @@ class TestFlexible : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestFlexible)
+namespace {
+
+// Hybrid dynamics by blocks of H, written out here independently of the library:
+// H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p.
+void hybridByBlocks(const MatrixXd& H, const VectorXd& h, const VectorXd& x,
+                    const std::vector<int>& prescribed, VectorXd& ddq, VectorXd& tau) {
+  const int n = static_cast<int>(x.size());
+  std::vector<int> free;
+  for (int i = 0; i < n; ++i) {
+    if (std::find(prescribed.begin(), prescribed.end(), i) == prescribed.end()) free.push_back(i);
+  }
+  ddq = VectorXd::Zero(n);
+  tau = x;
+  for (int i : prescribed) ddq[i] = x[i];
+  MatrixXd Hff(free.size(), free.size());
+  VectorXd rhs(free.size());
+  for (std::size_t a = 0; a < free.size(); ++a) {
+    rhs[a] = x[free[a]] - h[free[a]];
+    for (int p : prescribed) rhs[a] -= H(free[a], p) * x[p];
+    for (std::size_t b = 0; b < free.size(); ++b) Hff(a, b) = H(free[a], free[b]);
+  }
+  const VectorXd af = Hff.llt().solve(rhs);
+  for (std::size_t a = 0; a < free.size(); ++a) ddq[free[a]] = af[a];
+  for (int p : prescribed) tau[p] = H.row(p).dot(ddq) + h[p];
+}
+
+}  // namespace
+
+class TestHybridDynamics : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // Driven joints on flexible models (the O(n) articulated form): the accelerations and forces
+  // equal the block solution through H, and forward dynamics with the computed forces gives the
+  // prescribed accelerations back. With and without external wrenches.
+  void FlexibleModels_MatchBlockSolutionAndForwardDynamics() {
+    std::mt19937 rng(21);
+    for (FlexModel fm : kModels) {
+      for (BaseMode base : {BaseMode::kFixed, BaseMode::kFloating}) {
+        const Model m = flexibleArm(fm, base, 2, Vector3(0, 1, 0));
+        Data d(m);
+        const State s = randomState(m, rng);
+        const int nb = m.baseDofs();
+        // Drive j2 only, then j1 and j2 (whole joints); modal forces and base wrench given.
+        for (const std::vector<int>& prescribed :
+             {std::vector<int>{m.joint[m.bodyOfJoint("j2")].idx_v},
+              std::vector<int>{m.joint[m.bodyOfJoint("j1")].idx_v, m.joint[m.bodyOfJoint("j2")].idx_v}}) {
+          VectorXd x = randomVector(rng, m.nv, 2.0);
+          if (nb) x.head(nb) = randomVector(rng, nb, 20.0);
+          BodyWrenches fext(m.nbodies, Vector6::Zero());
+          fext[m.nbodies - 1] = randomVector(rng, 6, 3.0);
+          for (const BodyWrenches* f : {static_cast<const BodyWrenches*>(nullptr), static_cast<const BodyWrenches*>(&fext)}) {
+            const VectorXd tau = hybridDynamics(m, d, s.q, s.v, x, prescribed, f);
+            const VectorXd ddq = d.ddq;
+            VectorXd ddq_ref, tau_ref;
+            const MatrixXd H = massMatrix(m, d, s.q);
+            const VectorXd h = nonlinearEffects(m, d, s.q, s.v, f);
+            hybridByBlocks(H, h, x, prescribed, ddq_ref, tau_ref);
+            EXPECT_MATRIX_NEAR(ddq, ddq_ref, 1e-9);
+            EXPECT_MATRIX_NEAR(tau, tau_ref, 1e-9);
+            EXPECT_MATRIX_NEAR(forwardDynamics(m, d, s.q, s.v, tau, f), ddq, 1e-9);
+          }
+        }
+      }
+    }
+  }
+
+  // A modal coordinate prescribed (not a whole joint) takes the path through H; rigid random
+  // trees with a random subset of driven coordinates, on every base mode, too.
+  void PartialAndRigidCases_InvertForwardDynamics() {
+    std::mt19937 rng(22);
+    const Model flex = flexibleArm(FlexModel::kFull, BaseMode::kFloating, 1);
+    std::vector<Model> models{flex};
+    for (BaseMode base : {BaseMode::kFixed, BaseMode::kFloating, BaseMode::kFlying}) {
+      grapple::test::RandomTreeOptions o;
+      o.links = 8;
+      o.base = base;
+      models.push_back(grapple::test::randomTree(rng, o));
+    }
+    for (const Model& m : models) {
+      for (bool general : {false, true}) {
+        Data d(m, general);
+        const State s = randomState(m, rng);
+        std::vector<int> prescribed;
+        for (int i = 0; i < m.nv; ++i) {
+          if (std::uniform_real_distribution<double>(0, 1)(rng) < 0.5) prescribed.push_back(i);
+        }
+        if (&m == &models.front()) prescribed.push_back(m.flex[m.bodyOfJoint("j1")].idx_v);
+        std::sort(prescribed.begin(), prescribed.end());
+        prescribed.erase(std::unique(prescribed.begin(), prescribed.end()), prescribed.end());
+        const VectorXd x = randomVector(rng, m.nv, 1.0);
+        const VectorXd tau = hybridDynamics(m, d, s.q, s.v, x, prescribed);
+        const VectorXd ddq = d.ddq;
+        for (int i : prescribed) QCOMPARE(ddq[i], x[i]);
+        EXPECT_MATRIX_NEAR(forwardDynamics(m, d, s.q, s.v, tau), ddq, 1e-8);
+      }
+    }
+  }
+
+  // Every joint of a rigid model driven (the inverse-dynamics fast paths): the same as the blocks.
+  void AllJointsDriven_EqualsInverseDynamics() {
+    std::mt19937 rng(23);
+    for (BaseMode base : {BaseMode::kFixed, BaseMode::kFloating}) {
+      grapple::test::RandomTreeOptions o;
+      o.links = 10;
+      o.base = base;
+      const Model m = grapple::test::randomTree(rng, o);
+      Data d(m);
+      const State s = randomState(m, rng);
+      const int nb = m.baseDofs();
+      std::vector<int> prescribed;
+      for (int i = nb; i < m.nv; ++i) prescribed.push_back(i);
+      VectorXd x = randomVector(rng, m.nv, 1.0);
+      x.head(nb).setZero();
+      const VectorXd tau = hybridDynamics(m, d, s.q, s.v, x, prescribed);
+      const VectorXd ddq = d.ddq;
+      VectorXd ddq_ref, tau_ref;
+      hybridByBlocks(massMatrix(m, d, s.q), nonlinearEffects(m, d, s.q, s.v), x, prescribed, ddq_ref, tau_ref);
+      EXPECT_MATRIX_NEAR(ddq, ddq_ref, 1e-9);
+      EXPECT_MATRIX_NEAR(tau, tau_ref, 1e-9);
+    }
+  }
+
+  void BadArguments_Throw() {
+    const Model m = flexibleArm(FlexModel::kFull);
+    Data d(m);
+    const VectorXd q = neutralConfiguration(m), v = VectorXd::Zero(m.nv);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, hybridDynamics(m, d, q, v, VectorXd::Zero(3), {}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, hybridDynamics(m, d, q, v, VectorXd::Zero(m.nv), {7, 6}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, hybridDynamics(m, d, q, v, VectorXd::Zero(m.nv), {m.nv}));
+  }
+};
+
+int main(int argc, char** argv) {
+  int status = 0;
+  {
+    TestFlexible t;
+    status |= QTest::qExec(&t, argc, argv);
+  }
+  {
+    TestHybridDynamics t;
+    status |= QTest::qExec(&t, argc, argv);
+  }
+  return status;
+}
 #include "test_flexible.moc"
