@@ -259,6 +259,12 @@ void readRun(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   if (n["record_rate"].IsDefined()) run.record_rate = r.positive(n["record_rate"], w + ".record_rate");
   if (n["control_rate"].IsDefined()) run.control_rate = r.nonNegative(n["control_rate"], w + ".control_rate");
   if (n["end_effector"].IsDefined()) run.end_effector = r.string(n["end_effector"], w + ".end_effector");
+  // Every recorded row is kept in memory (the app's timeline scrubs through them).
+  constexpr double kMaxRows = 2e7;
+  if (run.duration * run.record_rate > kMaxRows) {
+    r.fail(n, w + ": duration x record_rate = " + std::to_string(run.duration * run.record_rate) +
+                  " recorded rows; at most 2e7 are kept in memory, lower record_rate");
+  }
   if (run.step > 1.0 / run.record_rate + 1e-12 && run.integrator == IntegratorType::kRk4) {
     r.fail(n, w + ": the RK4 step must not exceed the recording interval 1/record_rate");
   }
@@ -338,12 +344,8 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
   }
 }
 
-}  // namespace
-
-LoadedScenario loadScenario(const std::string& path,
-                            const std::vector<std::pair<std::string, std::string>>& overrides) {
-  YAML::Node doc = yaml::loadFile(path);
-  for (const auto& [key, value] : overrides) applyOverride(doc, key, value, path);
+// Reads and validates a parsed scenario document.
+LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& doc) {
   const yaml::Reader r(path);
   r.checkKeys(doc, {"format", "name", "description", "chaser", "debris", "environment",
                     "controllers", "run"}, "scenario");
@@ -359,15 +361,29 @@ LoadedScenario loadScenario(const std::string& path,
   if (doc["environment"].IsDefined()) readEnvironment(r, doc["environment"], s);
   if (doc["controllers"].IsDefined()) readControllers(r, doc["controllers"], s);
   if (doc["run"].IsDefined()) readRun(r, doc["run"], s);
-  try {
-    out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, nullptr, s.chaser.flex_model);
-  } catch (const LoadError& e) {
-    throw;  // the robot file's own message (its file and line)
-  }
+  // A bad robot file reports its own file and line.
+  out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, nullptr, s.chaser.flex_model);
   out.model.gravity_W = s.gravity;
   checkAgainstModel(r, doc, s, out.model);
   return out;
 }
+
+}  // namespace
+
+LoadedScenario loadScenario(const std::string& path,
+                            const std::vector<std::pair<std::string, std::string>>& overrides) {
+  YAML::Node doc = yaml::loadFile(path);
+  for (const auto& [key, value] : overrides) applyOverride(doc, key, value, path);
+  try {
+    return loadScenarioDocument(path, doc);
+  } catch (const LoadError& e) {
+    if (overrides.empty() || e.line() > 0 || e.file() != path) throw;
+    std::string set;
+    for (const auto& [key, value] : overrides) set += (set.empty() ? "" : ", ") + key + "=" + value;
+    throw LoadError(path, 0, e.message() + " (with --set " + set + ")");
+  }
+}
+
 
 namespace {
 
@@ -539,7 +555,15 @@ std::string scenarioToYaml(const Scenario& s) {
 }
 
 void saveScenario(const Scenario& s, const std::string& path) {
-  const std::string text = scenarioToYaml(s);
+  // The robot file is referenced relative to the scenario: saved elsewhere ("save as"), the
+  // reference is rewritten relative to the new place.
+  Scenario moved = s;
+  if (!s.chaser.robot_path.empty()) {
+    const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+    const fs::path rel = fs::absolute(s.chaser.robot_path).lexically_normal().lexically_relative(dir);
+    moved.chaser.robot = rel.empty() ? fs::absolute(s.chaser.robot_path).string() : rel.generic_string();
+  }
+  const std::string text = scenarioToYaml(moved);
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);

@@ -143,7 +143,10 @@ YAML::Node loadString(const std::string& text, const std::string& name) {
 int lineOf(const YAML::Node& node) {
   if (!node.IsDefined()) return 0;
   const YAML::Mark m = node.Mark();
-  return m.is_null() ? 0 : m.line + 1;
+  // Position 0 is the document itself (a whole-file problem) or a node made outside the file
+  // (a --set value): no line to show.
+  if (m.is_null() || (m.pos == 0 && m.line == 0 && m.column == 0)) return 0;
+  return m.line + 1;
 }
 
 void Reader::fail(const YAML::Node& at, const std::string& message) const {

@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include <Eigen/Cholesky>
@@ -66,7 +68,7 @@ class TestCli : public QObject {
     const Result r = run({"probe", "--model", QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml"),
                           "--state", QString::fromStdString(path)});
     QCOMPARE(r.code, 2);
-    const std::string where = path + ":" + std::to_string(line) + ": ";
+    const std::string where = path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": ";
     QVERIFY2(r.err.find(where) != std::string::npos, ("expected '" + where + "' in: " + r.err).c_str());
     QVERIFY2(r.err.find(fragment) != std::string::npos, ("expected '" + fragment + "' in: " + r.err).c_str());
     QVERIFY(r.out.empty());
@@ -134,7 +136,7 @@ class TestCli : public QObject {
       joints += "    \"joint" + std::to_string(k) + "\": {\"position\": 0, \"velocity\": 0}" + (k < 6 ? ",\n" : "\n");
     }
     joints += "  }\n";
-    expectBadState("missing_base.json", "{\n" + joints + "}\n", 1, "missing key 'base'");
+    expectBadState("missing_base.json", "{\n" + joints + "}\n", 0, "missing key 'base'");  // the whole file
     expectBadState("nan.json", "{\n" + std::string(R"(  "base": {"position": [0,NaN,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0,0]},)") + "\n" + joints + "}\n", 2, "position[1]");
     expectBadState("size.json", "{\n" + std::string(R"(  "base": {"position": [0,0,0], "quaternion": [1,0,0], "twist": [0,0,0,0,0,0]},)") + "\n" + joints + "}\n", 2, "expected 4 numbers, got 3");
     std::string typo = joints;
@@ -208,6 +210,79 @@ class TestCli : public QObject {
     const Result info = run({"info", QString::fromStdString(kSource + "/scenarios/robots/canadarm.yaml")});
     QCOMPARE(info.code, 0);
     QVERIFY(info.out.find("elbow_pitch") != std::string::npos);
+  }
+
+  // run: channels.csv with units in its header, one row per recording instant, summary.json with
+  // the settings and results; the same run twice gives the same bytes.
+  void Run_WritesChannelsAndSummaryDeterministically() {
+    const QString scenario = QString::fromStdString(kSource + "/scenarios/planar_free_vibration.yaml");
+    std::string csv[2];
+    for (int k = 0; k < 2; ++k) {
+      const QString out = dir_.path() + "/run" + QString::number(k);
+      const Result r = run({"run", scenario, "--out", out, "--duration", "0.5"});
+      QVERIFY2(r.code == 0, r.err.c_str());
+      QVERIFY(r.out.find("Energy    max |error|") != std::string::npos);
+      std::ifstream in((out + "/channels.csv").toStdString());
+      csv[k].assign(std::istreambuf_iterator<char>(in), {});
+      const YAML::Node summary = YAML::LoadFile((out + "/summary.json").toStdString());
+      QCOMPARE(summary["settings"]["integrator"].as<std::string>(), std::string("rk4"));
+      QCOMPARE(summary["results"]["simulated_s"].as<double>(), 0.5);
+      QCOMPARE(summary["results"]["rows"].as<int>(), 51);  // 100 Hz over 0.5 s, both ends
+      QVERIFY(summary["metrics"]["max_energy_error_J"].as<double>() < 1e-6);
+    }
+    QCOMPARE(csv[0], csv[1]);
+    QVERIFY(csv[0].rfind("time [s],", 0) == 0);
+    QVERIFY(csv[0].find("energy.total [J]") != std::string::npos);
+    QCOMPARE(std::count(csv[0].begin(), csv[0].end(), '\n'), 52L);
+    // --set reaches the run settings.
+    const QString out = dir_.path() + "/run_set";
+    const Result r = run({"run", scenario, "--out", out, "--duration", "0.2", "--quiet", "--set", "run.integrator=rk43"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QCOMPARE(YAML::LoadFile((out + "/summary.json").toStdString())["settings"]["integrator"].as<std::string>(),
+             std::string("rk43"));
+  }
+
+  // Every built-in scenario validates and runs its first 0.2 s cleanly.
+  void Run_EveryBuiltInScenario() {
+    int count = 0;
+    for (const auto& e : std::filesystem::directory_iterator(kSource + "/scenarios")) {
+      if (e.path().extension() != ".yaml") continue;
+      ++count;
+      const QString file = QString::fromStdString(e.path().string());
+      const Result v = run({"validate", file});
+      QVERIFY2(v.code == 0, (e.path().string() + ": " + v.err).c_str());
+      const Result r = run({"run", file, "--duration", "0.2", "--quiet"});
+      QVERIFY2(r.code == 0, (e.path().string() + ": " + r.err).c_str());
+      QVERIFY2(r.out.find("FAILED") == std::string::npos, r.out.c_str());
+    }
+    QVERIFY(count >= 3);
+  }
+
+  // Bad scenarios, options and values: exit code 2 and a message naming the file (and line).
+  void Run_BadInputExitsWithTwo() {
+    const std::string bad = write("bad.yaml", "format: 1\nchaser:\n  robot: " + kSource +
+                                                  "/scenarios/robots/mda_deos.yaml\nrun:\n  duraton: 3\n");
+    for (const char* command : {"run", "validate"}) {
+      const Result r = run({command, QString::fromStdString(bad)});
+      QCOMPARE(r.code, 2);
+      QVERIFY2(r.err.find(bad + ":5: run: unknown key 'duraton' (did you mean 'duration'?)") != std::string::npos, r.err.c_str());
+    }
+    const std::string good = kSource + "/scenarios/planar_free_vibration.yaml";
+    const std::vector<std::pair<QStringList, std::string>> cases{
+        {{"run", "/no/such/file.yaml"}, "/no/such/file.yaml"},
+        {{"run", QString::fromStdString(good), "--set", "run.duration"}, "--set expects key=value"},
+        {{"run", QString::fromStdString(good), "--set", "run.record_rate=-1"}, "run.record_rate"},
+        {{"run", QString::fromStdString(good), "--duration"}, "--duration needs a value"},
+        {{"run", QString::fromStdString(good), "--frobnicate"}, "--frobnicate"},
+    };
+    for (const auto& [args, fragment] : cases) {
+      const Result r = run(args);
+      QVERIFY2(r.code == 2, (args.join(' ').toStdString() + " exited with " + std::to_string(r.code)).c_str());
+      QVERIFY2(r.err.find(fragment) != std::string::npos, (args.join(' ').toStdString() + ": " + r.err).c_str());
+    }
+    const Result ok = run({"validate", QString::fromStdString(good)});
+    QCOMPARE(ok.code, 0);
+    QVERIFY(ok.out.find("planar_free_vibration.yaml") != std::string::npos);
   }
 };
 

@@ -16,6 +16,7 @@
 #include "core/io/yaml_util.hpp"
 #include "core/math/rotation.hpp"
 #include "tests/support/compare.hpp"
+#include "tests/support/load_files.hpp"
 
 using namespace grapple::core;
 using Eigen::MatrixXd;
@@ -25,39 +26,8 @@ namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
 std::string robot(const std::string& file) { return kSource + "/scenarios/robots/" + file; }
+using grapple::test::Files;
 
-// Writes text to a file in a temporary directory and returns its path.
-class Files {
- public:
-  std::string write(const std::string& name, const std::string& text) {
-    const std::string path = dir_.path().toStdString() + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
-
- private:
-  QTemporaryDir dir_;
-};
-
-// Runs f, which must throw LoadError; returns its message ("" if it did not throw).
-template <typename F>
-std::string loadErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const LoadError& e) {
-    return e.what();
-  }
-  return {};
-}
-
-#define EXPECT_LOAD_ERROR(expr, file, line, fragment)                                        \
-  do {                                                                                      \
-    const std::string what_ = loadErrorOf([&] { (void)(expr); });                           \
-    const std::string where_ = LoadError::format(file, line, "");                          \
-    QVERIFY2(what_.rfind(where_, 0) == 0, ("expected '" + where_ + "...', got '" + what_ + "'").c_str()); \
-    QVERIFY2(what_.find(fragment) != std::string::npos,                                    \
-             ("'" + what_ + "' lacks '" + std::string(fragment) + "'").c_str());          \
-  } while (false)
 
 }  // namespace
 
