@@ -1,0 +1,206 @@
+// The simulation engine on whole scenarios: conservation of momentum and of the energy balance
+// (kinetic + elastic - actuator work + dissipated = constant) in free-floating runs, the two
+// integrators against each other, bit-identical reruns, the debris' invariants, integration
+// failures kept as events, inconsistent controllers rejected.
+#include <QtTest>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/io/scenario_yaml.hpp"
+#include "core/sim/simulation.hpp"
+#include "tests/support/load_files.hpp"
+
+using namespace grapple::core;
+using grapple::test::Files;
+
+namespace {
+
+const std::string kSource = GRAPPLE_SOURCE_DIR;
+
+std::unique_ptr<Simulation> simulate(const std::string& path,
+                                     const std::vector<std::pair<std::string, std::string>>& set = {}) {
+  LoadedScenario l = loadScenario(path, set);
+  auto sim = std::make_unique<Simulation>(std::move(l.scenario), std::move(l.model));
+  sim->run();
+  return sim;
+}
+
+const std::vector<double>& channel(const Simulation& sim, const char* name) {
+  const int c = sim.recorder().find(name);
+  if (c < 0) qFatal("no channel %s", name);
+  return sim.recorder().column(c);
+}
+
+double maxAbs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// Largest deviation of a channel from its first value.
+double drift(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x - v.front()));
+  return m;
+}
+
+// The complete flexible chaser tumbling freely: base twist and joint rates at the start, no
+// controller, the arrays' modal damping on.
+std::string freeChaser(const char* integrator) {
+  return "format: 1\n"
+         "chaser:\n"
+         "  robot: " + kSource + "/scenarios/robots/chaser.yaml\n"
+         "  initial:\n"
+         "    base: {twist: [0.01, -0.02, 0.005, 0.02, -0.01, 0.03]}\n"
+         "    joints:\n"
+         "      joint1: {velocity: 0.2}\n"
+         "      joint2: {position: 0.5, velocity: -0.1}\n"
+         "      joint3: {position: -1.0, velocity: 0.15}\n"
+         "run:\n"
+         "  duration: 5\n"
+         "  integrator: " + integrator + "\n"
+         "  rtol: 1.0e-9\n"
+         "  atol: 1.0e-11\n"
+         "  record_rate: 20\n";
+}
+
+}  // namespace
+
+class TestSimulation : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // No external force: momentum is constant; the energy balance holds with the modal damping's
+  // dissipation (which is positive) accounted for.
+  void FreeFloatingFlexible_ConservesMomentumAndEnergyBalance() {
+    Files f;
+    const auto sim = simulate(f.write("free.yaml", freeChaser("rk43")));
+    QVERIFY(sim->failure().empty());
+    double p = 0, L = 0;
+    for (const char* c : {"momentum.px", "momentum.py", "momentum.pz"}) p = std::max(p, drift(channel(*sim, c)));
+    for (const char* c : {"momentum.Lx", "momentum.Ly", "momentum.Lz"}) L = std::max(L, drift(channel(*sim, c)));
+    const double scale = maxAbs(channel(*sim, "energy.kinetic"));
+    const double err = maxAbs(channel(*sim, "energy.error"));
+    const double dissipated = channel(*sim, "energy.dissipated").back();
+    qInfo("5 s free flight of the flexible chaser: |Δp| %.2e kg m/s, |ΔL| %.2e N m s, energy "
+          "balance error %.2e J of %.2e J, dissipated %.2e J",
+          p, L, err, scale, dissipated);
+    QVERIFY(p < 1e-9);
+    QVERIFY(L < 1e-8);
+    QVERIFY(err < 1e-7 * scale);
+    QVERIFY(dissipated > 0);
+    QVERIFY(maxAbs(channel(*sim, "energy.input_work")) == 0);
+  }
+
+  // The rigid capture scenario: the servo's torques are internal (momentum stays zero) and the
+  // energy the joints put in is the energy the system gains.
+  void DrivenRigid_MomentumZeroAndWorkEqualsEnergy() {
+    const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "10"}});
+    QVERIFY(sim->failure().empty());
+    double p = 0;
+    for (const char* c : {"momentum.px", "momentum.py", "momentum.pz", "momentum.Lx", "momentum.Ly", "momentum.Lz"}) {
+      p = std::max(p, maxAbs(channel(*sim, c)));
+    }
+    const double work = maxAbs(channel(*sim, "energy.input_work"));
+    const double err = maxAbs(channel(*sim, "energy.error"));
+    qInfo("rigid capture, 10 s: momentum %.2e, input work %.3e J, balance error %.2e J", p, work, err);
+    QVERIFY(p < 1e-9);
+    QVERIFY(work > 0.1);
+    QVERIFY(err < 1e-7 * work);
+    QVERIFY(maxAbs(channel(*sim, "joint.joint2.error")) < 1e-8);
+  }
+
+  // Fixed-step RK4 at 0.1 ms and Dormand–Prince at tight tolerance reach the same state.
+  void Rk4AndDopri_Agree() {
+    const std::string path = kSource + "/scenarios/planar_free_vibration.yaml";
+    const auto a = simulate(path, {{"run.duration", "1"}, {"run.step", "1e-4"}});
+    const auto b = simulate(path, {{"run.duration", "1"}, {"run.integrator", "dopri5"},
+                                   {"run.rtol", "1e-11"}, {"run.atol", "1e-13"}});
+    const auto c = simulate(path, {{"run.duration", "1"}, {"run.integrator", "rk43"},
+                                   {"run.rtol", "1e-11"}, {"run.atol", "1e-13"}});
+    QCOMPARE(a->recorder().rows(), b->recorder().rows());
+    for (const char* ch : {"joint.joint1.position", "joint.joint2.velocity", "mode.segment2.bend_y1"}) {
+      const int k = a->recorder().find(ch);
+      QVERIFY(k >= 0);
+      for (int r = 0; r < a->recorder().rows(); ++r) {
+        QVERIFY(std::abs(a->recorder().at(r, k) - b->recorder().at(r, k)) < 1e-8);
+        QVERIFY(std::abs(c->recorder().at(r, k) - b->recorder().at(r, k)) < 1e-8);
+      }
+    }
+  }
+
+  // Same scenario, same settings: the same bits in every channel.
+  void Reruns_AreBitIdentical() {
+    const std::string path = kSource + "/scenarios/capture_flexible.yaml";
+    const auto a = simulate(path, {{"run.duration", "1"}});
+    const auto b = simulate(path, {{"run.duration", "1"}});
+    QCOMPARE(a->recorder().channels(), b->recorder().channels());
+    QCOMPARE(a->recorder().rows(), 51);
+    for (int k = 0; k < a->recorder().channels(); ++k) {
+      const auto& x = a->recorder().column(k);
+      const auto& y = b->recorder().column(k);
+      QVERIFY2(std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0,
+               a->recorder().info(k).name.c_str());
+    }
+  }
+
+  // The debris is torque-free: its rotational energy is constant, and it tumbles.
+  void Debris_RotationalEnergyConstant() {
+    const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "10"}});
+    const auto& e = channel(*sim, "debris.rotational_energy");
+    QVERIFY(e.front() > 1);
+    QVERIFY(drift(e) < 1e-9 * e.front());
+    QVERIFY(drift(channel(*sim, "debris.qx")) > 0.1);
+  }
+
+  // A sampled controller (zero-order hold at 1 kHz) stays close to the continuous one.
+  void SampledControl_TracksCloseToContinuous() {
+    const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml",
+                              {{"run.duration", "5"}, {"run.control_rate", "1000"}});
+    const double e = maxAbs(channel(*sim, "joint.joint2.error"));
+    qInfo("joint 2 tracking error with control at 1 kHz: %.2e rad", e);
+    QVERIFY(e > 1e-12);
+    QVERIFY(e < 1e-3);
+  }
+
+  // A state that blows up ends the run with an event and the rows before it; no exception.
+  void BlowUp_EndsWithAnEvent() {
+    Files f;
+    const std::string path = f.write("blowup.yaml",
+        "format: 1\n"
+        "chaser:\n"
+        "  robot: " + kSource + "/scenarios/robots/planar_2dof.yaml\n"
+        "  initial:\n"
+        "    joints: {joint1: {velocity: 1e160}}\n"
+        "run: {duration: 1, integrator: dopri5}\n");
+    const auto sim = simulate(path);
+    QVERIFY(!sim->failure().empty());
+    QVERIFY(sim->finished());
+    QVERIFY(!sim->events().empty());
+    QCOMPARE(sim->events().back().kind, std::string("integration_failure"));
+    QVERIFY(sim->time() < 1);
+    QVERIFY(!sim->step());
+  }
+
+  // Two paths for one joint at the same time: rejected at construction, naming the joint.
+  void OverlappingPaths_Rejected() {
+    Files f;
+    const std::string path = f.write("overlap.yaml",
+        "format: 1\n"
+        "chaser: {robot: " + kSource + "/scenarios/robots/planar_2dof.yaml}\n"
+        "controllers:\n"
+        "  - {type: joint_trajectory, start: 0, duration: 5, target: {joint1: 1}}\n"
+        "  - {type: joint_trajectory, start: 2, duration: 5, target: {joint1: 0}}\n");
+    LoadedScenario l = loadScenario(path);
+    try {
+      Simulation sim(std::move(l.scenario), std::move(l.model));
+      QFAIL("overlapping paths accepted");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(std::string(e.what()).find("joint1") != std::string::npos, e.what());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestSimulation)
+#include "test_simulation.moc"
