@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks of the dynamics core (Google Benchmark): medians of 10 repetitions, in ns per call.
+# Benchmarks (Google Benchmark): the dynamics core in ns per call, whole scenarios in ms per run
+# with their real-time factor (sim_s_per_s); medians of 10 repetitions.
 # Extra arguments go to the benchmark, e.g. --benchmark_filter=MDA.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
