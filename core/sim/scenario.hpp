@@ -84,7 +84,8 @@ struct RunSettings {
   double record_rate = 50;                       // [Hz] recorded samples per second
   double control_rate = 0;                       // [Hz] controllers sampled with a zero-order hold,
                                                  //   as on board; 0: at every evaluation
-  std::string end_effector;                      // frame recorded as the end effector (default: last)
+  std::string end_effector;                      // frame recorded as the end effector (default:
+                                                 //   the last frame of the deepest body)
 };
 
 struct Scenario {

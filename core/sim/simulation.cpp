@@ -29,6 +29,18 @@ double attitudeAngle(const Vector4& a, const Vector4& b) {
   return 2 * std::acos(c);
 }
 
+// The end effector when the scenario names none: the last frame of the body deepest in the tree
+// (the tip of the longest chain, not an appendage declared last).
+int defaultEndEffector(const Model& m) {
+  std::vector<int> depth(m.nbodies, 0);
+  for (int i = 1; i < m.nbodies; ++i) depth[i] = m.parent[i] < 0 ? 0 : depth[m.parent[i]] + 1;
+  int best = -1;
+  for (int f = 0; f < static_cast<int>(m.frames.size()); ++f) {
+    if (best < 0 || depth[m.frames[f].body] >= depth[m.frames[best].body]) best = f;
+  }
+  return best;
+}
+
 }  // namespace
 
 struct Simulation::Impl {
@@ -170,8 +182,7 @@ void Simulation::Impl::setInitialState() {
   controllers = makeControllers(m, scenario.controllers, q0);
   outside_limit.assign(nv, 0);
   saturated.assign(nv, 0);
-  ee_frame = scenario.run.end_effector.empty() ? static_cast<int>(m.frames.size()) - 1
-                                               : m.frameId(scenario.run.end_effector);
+  ee_frame = scenario.run.end_effector.empty() ? defaultEndEffector(m) : m.frameId(scenario.run.end_effector);
   if (ee_frame < 0) throw std::invalid_argument("run.end_effector: no frame '" + scenario.run.end_effector + "'");
 }
 

@@ -145,6 +145,16 @@ class TestSimulation : public QObject {
     }
   }
 
+  // Without run.end_effector the end effector is the arm's tip (the chaser's frames end with
+  // the solar arrays', declared last).
+  void DefaultEndEffector_IsTheDeepestBody() {
+    const std::string path = kSource + "/scenarios/capture_flexible.yaml";
+    const auto a = simulate(path, {{"run.duration", "0.2"}});
+    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: rk43, rtol: 1.0e-6, atol: 1.0e-8}"}});
+    QVERIFY(channel(*a, "ee.x") == channel(*b, "ee.x"));
+    QVERIFY(channel(*a, "ee.z") == channel(*b, "ee.z"));
+  }
+
   // The debris is torque-free: its rotational energy is constant, and it tumbles.
   void Debris_RotationalEnergyConstant() {
     const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "10"}});
