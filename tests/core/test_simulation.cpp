@@ -91,6 +91,11 @@ class TestSimulation : public QObject {
     QVERIFY(err < 1e-7 * scale);
     QVERIFY(dissipated > 0);
     QVERIFY(maxAbs(channel(*sim, "energy.input_work")) == 0);
+    // The base quaternion is integrated as it is (no renormalization): it stays unit to the
+    // integrator's accuracy.
+    const double unit = std::abs(sim->q().segment<4>(3).norm() - 1);
+    qInfo("base quaternion: | |Q| - 1 | = %.2e after 5 s", unit);
+    QVERIFY(unit < 1e-9);
   }
 
   // The rigid capture scenario: the servo's torques are internal (momentum stays zero) and the
@@ -162,6 +167,7 @@ class TestSimulation : public QObject {
     QVERIFY(e.front() > 1);
     QVERIFY(drift(e) < 1e-9 * e.front());
     QVERIFY(drift(channel(*sim, "debris.qx")) > 0.1);
+    QVERIFY(std::abs(sim->debris().Q_WB.norm() - 1) < 1e-9);
   }
 
   // A sampled controller (zero-order hold at 1 kHz) stays close to the continuous one.
