@@ -198,8 +198,9 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
 }
 
 // The simulation of a loaded scenario; what only the initial state reveals (overlapping paths and
-// the like) is a LoadError on the scenario file.
+// the like) is a LoadError on the scenario file. The robot file's warnings go to stderr.
 std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenario loaded) {
+  for (const std::string& w : loaded.warnings) std::cerr << w << '\n';
   try {
     return std::make_unique<Simulation>(std::move(loaded.scenario), std::move(loaded.model));
   } catch (const std::invalid_argument& e) {

@@ -362,7 +362,7 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   if (doc["controllers"].IsDefined()) readControllers(r, doc["controllers"], s);
   if (doc["run"].IsDefined()) readRun(r, doc["run"], s);
   // A bad robot file reports its own file and line.
-  out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, nullptr, s.chaser.flex_model);
+  out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model);
   out.model.gravity_W = s.gravity;
   checkAgainstModel(r, doc, s, out.model);
   return out;

@@ -17,6 +17,8 @@ namespace grapple::core {
 struct LoadedScenario {
   Scenario scenario;
   Model model;      // the chaser, with the scenario's overrides (base mode, flexible model, gravity)
+  std::vector<std::string> warnings;  // from the robot file ("file:line: warning: ..."), e.g. URDF
+                                      // joint damping, which Grapple ignores
 };
 
 // `overrides`: (key path, YAML value) pairs applied before validation, e.g. ("run.duration", "5")

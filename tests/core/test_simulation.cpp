@@ -199,6 +199,28 @@ class TestSimulation : public QObject {
     QVERIFY(!sim->step());
   }
 
+  // A URDF robot in a scenario: its warnings come back with it, and it flies (free-floating
+  // here: momentum stays zero while a joint path moves the arms).
+  void UrdfRobot_Runs() {
+    Files f;
+    const std::string path = f.write("urdf.yaml",
+        "format: 1\n"
+        "chaser: {robot: " + kSource + "/tests/data/two_arm.urdf, base_mode: floating}\n"
+        "controllers:\n"
+        "  - {type: joint_trajectory, duration: 2, target: {a_elbow: 1.0, b_slide: 0.1}, kp: 4, kd: 4}\n"
+        "run: {duration: 2, integrator: dopri5}\n");
+    LoadedScenario l = loadScenario(path);
+    QVERIFY(!l.warnings.empty());
+    QVERIFY2(l.warnings[0].find("two_arm.urdf:") != std::string::npos, l.warnings[0].c_str());
+    Simulation sim(std::move(l.scenario), std::move(l.model));
+    sim.run();
+    QVERIFY(sim.failure().empty());
+    QVERIFY(std::abs(channel(sim, "joint.a_elbow.position").back() - 1.0) < 1e-6);
+    QVERIFY(maxAbs(channel(sim, "momentum.px")) < 1e-8);  // rtol 1e-8 (the default)
+    QVERIFY(maxAbs(channel(sim, "momentum.Lz")) < 1e-8);
+    QVERIFY(drift(channel(sim, "base.attitude_error")) > 1e-3);  // the base reacts
+  }
+
   // Two paths for one joint at the same time: rejected at construction, naming the joint.
   void OverlappingPaths_Rejected() {
     Files f;
