@@ -9,26 +9,12 @@ namespace {
 
 SourceLocation at(const yaml::Reader& r, const YAML::Node& n) { return {r.file(), yaml::lineOf(n)}; }
 
-// {xx, yy, zz, xy, xz, yz}: the entries of the inertia tensor about the centre of mass [kg m^2].
-Matrix3 readInertia(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
-  r.checkKeys(n, {"xx", "yy", "zz", "xy", "xz", "yz"}, what);
-  const double xx = r.nonNegative(r.require(n, "xx", what), what + ".xx");
-  const double yy = r.nonNegative(r.require(n, "yy", what), what + ".yy");
-  const double zz = r.nonNegative(r.require(n, "zz", what), what + ".zz");
-  const double xy = r.number(n, "xy", 0.0, what + ".xy");
-  const double xz = r.number(n, "xz", 0.0, what + ".xz");
-  const double yz = r.number(n, "yz", 0.0, what + ".yz");
-  Matrix3 I;
-  I << xx, xy, xz, xy, yy, yz, xz, yz, zz;
-  return I;
-}
-
 // mass [kg], com [m] and inertia about the com, in the link frame.
 Inertia readBody(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
   const YAML::Node mass = n["mass"];
   const double m = mass.IsDefined() ? r.nonNegative(mass, what + ".mass") : 0.0;
   const Vector3 com = n["com"].IsDefined() ? r.vector3(n["com"], what + ".com") : Vector3::Zero();
-  const Matrix3 I = n["inertia"].IsDefined() ? readInertia(r, n["inertia"], what + ".inertia")
+  const Matrix3 I = n["inertia"].IsDefined() ? r.inertia(n["inertia"], what + ".inertia")
                                              : Matrix3::Zero();
   const std::string why = checkPhysicalInertia(m, I);
   if (!why.empty()) r.fail(n["inertia"].IsDefined() ? n["inertia"] : n, what + ": " + why);

@@ -49,19 +49,6 @@ std::optional<BaseMode> baseModeOf(const std::string& s) {
   return std::nullopt;
 }
 
-Matrix3 readTensor(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
-  r.checkKeys(n, {"xx", "yy", "zz", "xy", "xz", "yz"}, what);
-  Matrix3 I;
-  const double xx = r.number(r.require(n, "xx", what), what + ".xx");
-  const double yy = r.number(r.require(n, "yy", what), what + ".yy");
-  const double zz = r.number(r.require(n, "zz", what), what + ".zz");
-  const double xy = r.number(n, "xy", 0.0, what + ".xy");
-  const double xz = r.number(n, "xz", 0.0, what + ".xz");
-  const double yz = r.number(n, "yz", 0.0, what + ".yz");
-  I << xx, xy, xz, xy, yy, yz, xz, yz, zz;
-  return I;
-}
-
 Vector4 readQuaternion(const yaml::Reader& r, const YAML::Node& n, const std::string& what) {
   const std::vector<double> v = r.numbers(n, 4, what);
   const Vector4 q(v[0], v[1], v[2], v[3]);
@@ -126,7 +113,7 @@ void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   DebrisSpec& d = s.debris;
   d.enabled = true;
   d.properties.mass = r.positive(r.require(n, "mass", w), w + ".mass");
-  d.properties.inertia = readTensor(r, r.require(n, "inertia", w), w + ".inertia");
+  d.properties.inertia = r.inertia(r.require(n, "inertia", w), w + ".inertia");
   if (n["size"].IsDefined()) d.size = r.vector3(n["size"], w + ".size");
   if (n["mesh"].IsDefined()) d.mesh = r.string(n["mesh"], w + ".mesh");
   if (n["target"].IsDefined()) d.properties.target_B = r.vector3(n["target"], w + ".target");

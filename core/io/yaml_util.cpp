@@ -272,6 +272,19 @@ Vector3 Reader::vector3(const YAML::Node& node, const std::string& what) const {
   return {v[0], v[1], v[2]};
 }
 
+Matrix3 Reader::inertia(const YAML::Node& n, const std::string& what) const {
+  checkKeys(n, {"xx", "yy", "zz", "xy", "xz", "yz"}, what);
+  const double xx = nonNegative(require(n, "xx", what), what + ".xx");
+  const double yy = nonNegative(require(n, "yy", what), what + ".yy");
+  const double zz = nonNegative(require(n, "zz", what), what + ".zz");
+  const double xy = number(n, "xy", 0.0, what + ".xy");
+  const double xz = number(n, "xz", 0.0, what + ".xz");
+  const double yz = number(n, "yz", 0.0, what + ".yz");
+  Matrix3 I;
+  I << xx, xy, xz, xy, yy, yz, xz, yz, zz;
+  return I;
+}
+
 std::string Reader::choice(const YAML::Node& node, std::initializer_list<const char*> words,
                            const std::string& what) const {
   const std::string s = string(node, what);

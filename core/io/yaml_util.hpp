@@ -50,6 +50,9 @@ class Reader {
   // A sequence of exactly n numbers (n < 0: any length >= 1).
   std::vector<double> numbers(const YAML::Node& node, int n, const std::string& what) const;
   Vector3 vector3(const YAML::Node& node, const std::string& what) const;
+  // {xx, yy, zz, xy, xz, yz} [kg m^2]: a symmetric tensor, diagonal >= 0, products default 0
+  // (whether it is a physical inertia is the caller's check, which knows the body).
+  Matrix3 inertia(const YAML::Node& node, const std::string& what) const;
   // One of the given words; otherwise an error listing them.
   std::string choice(const YAML::Node& node, std::initializer_list<const char*> words,
                      const std::string& what) const;

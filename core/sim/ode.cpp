@@ -7,15 +7,25 @@
 
 namespace grapple::core {
 
+namespace {
+// The classical RK4 step from x with k[0] = f(t, x) given: k[1..3], and the new state in out
+// (tmp: scratch; out may not be x).
+void rk4Stages(const OdeFunction& f, double t, double h, const Eigen::VectorXd& x,
+               Eigen::VectorXd* k, Eigen::VectorXd& tmp, Eigen::VectorXd& out) {
+  tmp = x + (0.5 * h) * k[0];
+  f(t + 0.5 * h, tmp, k[1]);
+  tmp = x + (0.5 * h) * k[1];
+  f(t + 0.5 * h, tmp, k[2]);
+  tmp = x + h * k[2];
+  f(t + h, tmp, k[3]);
+  out = x + (h / 6) * (k[0] + 2 * k[1] + 2 * k[2] + k[3]);
+}
+}  // namespace
+
 void Rk4Solver::step(const OdeFunction& f, double t, double h, Eigen::VectorXd& x) {
   f(t, x, k_[0]);
-  tmp_ = x + (0.5 * h) * k_[0];
-  f(t + 0.5 * h, tmp_, k_[1]);
-  tmp_ = x + (0.5 * h) * k_[1];
-  f(t + 0.5 * h, tmp_, k_[2]);
-  tmp_ = x + h * k_[2];
-  f(t + h, tmp_, k_[3]);
-  x += (h / 6) * (k_[0] + 2 * k_[1] + 2 * k_[2] + k_[3]);
+  rk4Stages(f, t, h, x, k_, tmp_, next_);
+  x.swap(next_);
 }
 
 namespace {
@@ -36,13 +46,7 @@ constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -
 
 int AdaptiveRk::attempt(const OdeFunction& f, double t, double h, const Eigen::VectorXd& x) {
   if (options_.method == AdaptiveMethod::kRk43) {
-    y_ = x + (0.5 * h) * k_[0];
-    f(t + 0.5 * h, y_, k_[1]);
-    y_ = x + (0.5 * h) * k_[1];
-    f(t + 0.5 * h, y_, k_[2]);
-    y_ = x + h * k_[2];
-    f(t + h, y_, k_[3]);
-    y_ = x + (h / 6) * (k_[0] + 2 * k_[1] + 2 * k_[2] + k_[3]);
+    rk4Stages(f, t, h, x, k_, tmp_, y_);
     f(t + h, y_, k_[4]);
     stats_.evaluations += 4;
     err_ = (h / 6) * (k_[3] - k_[4]);  // (b - b̂) = (0, 0, 0, 1/6, -1/6)

@@ -18,7 +18,7 @@ class Rk4Solver {
   void step(const OdeFunction& f, double t, double h, Eigen::VectorXd& x);
 
  private:
-  Eigen::VectorXd k_[4], tmp_;
+  Eigen::VectorXd k_[4], tmp_, next_;
 };
 
 // The embedded pairs of AdaptiveRk.
@@ -68,7 +68,7 @@ class AdaptiveRk {
   AdaptiveStats stats_;
   double h_;
   double err_old_ = 1e-4;   // error norm of the last accepted step (PI control)
-  Eigen::VectorXd k_[7], y_, err_;
+  Eigen::VectorXd k_[7], y_, err_, tmp_;
 };
 
 }  // namespace grapple::core
