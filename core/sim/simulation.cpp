@@ -315,6 +315,7 @@ void Simulation::Impl::setUpChannels() {
   }
   for (const char* c : {"px", "py", "pz"}) r.add(std::string("momentum.") + c, "kg m/s");
   for (const char* c : {"Lx", "Ly", "Lz"}) r.add(std::string("momentum.") + c, "kg m^2/s");
+  for (const char* c : {"x", "y", "z"}) r.add(std::string("com.") + c, "m");  // whole chaser
   for (const char* c : {"x", "y", "z"}) r.add(std::string("ee.") + c, "m");
   for (const char* c : {"roll", "pitch", "yaw"}) r.add(std::string("ee.") + c, "deg");
   r.add("ee.speed", "m/s");
@@ -399,6 +400,8 @@ void Simulation::Impl::record() {
   if (row == 0) energy0 = total;
   for (double e : {ek, ee, ep, total, w_in, w_ext, w_diss, total + w_diss - w_in - w_ext - energy0}) put(e);
   for (int k = 0; k < 6; ++k) put(mom[k]);
+  const Vector3 com = centerOfMass(m, data, q);
+  for (int k = 0; k < 3; ++k) put(com[k]);
   forwardKinematics(m, data, q, v);
   const Transform X_ee = framePose(m, data, ee_frame);
   const Vector6 v_ee = pointVelocityWorld(m, data, ee_frame);

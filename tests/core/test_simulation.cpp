@@ -111,6 +111,10 @@ class TestSimulation : public QObject {
     const double err = maxAbs(channel(*sim, "energy.error"));
     qInfo("rigid capture, 10 s: momentum %.2e, input work %.3e J, balance error %.2e J", p, work, err);
     QVERIFY(p < 1e-9);
+    // Zero momentum: the centre of mass stays where it was.
+    double com = 0;
+    for (const char* c : {"com.x", "com.y", "com.z"}) com = std::max(com, drift(channel(*sim, c)));
+    QVERIFY(com < 1e-10);
     QVERIFY(work > 0.1);
     QVERIFY(err < 1e-7 * work);
     QVERIFY(maxAbs(channel(*sim, "joint.joint2.error")) < 1e-8);
@@ -219,6 +223,73 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(sim, "momentum.px")) < 1e-8);  // rtol 1e-8 (the default)
     QVERIFY(maxAbs(channel(sim, "momentum.Lz")) < 1e-8);
     QVERIFY(drift(channel(sim, "base.attitude_error")) > 1e-3);  // the base reacts
+  }
+
+  // Saha's planar robot: the end effector starts and ends at the paper's poses (ψ, x, y) =
+  // (-1.385 rad, 1.4625 m, 0.2906 m) and (0, 1.951 m, 0.875 m); the motion stays in the plane and
+  // the centre of mass does not move.
+  void Saha_EndEffectorReachesThePapersPoses() {
+    const auto sim = simulate(kSource + "/scenarios/saha_planar.yaml");
+    QVERIFY(sim->failure().empty());
+    const auto &x = channel(*sim, "ee.x"), &y = channel(*sim, "ee.y"), &psi = channel(*sim, "ee.yaw");
+    QVERIFY(std::abs(x.front() - 1.4625) < 1e-6 && std::abs(y.front() - 0.2906) < 1e-6);
+    QVERIFY(std::abs(psi.front() * M_PI / 180 + 1.385) < 1e-6);
+    QVERIFY(std::abs(x.back() - 1.951) < 1e-6 && std::abs(y.back() - 0.875) < 1e-6);
+    QVERIFY(std::abs(psi.back()) < 1e-6);
+    QVERIFY(maxAbs(channel(*sim, "ee.z")) < 1e-12 && maxAbs(channel(*sim, "base.roll")) < 1e-10);
+    QVERIFY(drift(channel(*sim, "com.x")) < 1e-10 && drift(channel(*sim, "com.y")) < 1e-10);
+    QVERIFY(sim->events().empty());
+  }
+
+  // Valverde & Tsiotras: the kinetic energy is flat outside the torque windows (2-5, 10-12,
+  // 20-22 s) and changes inside them by the torques' work; momentum and centre of mass constant.
+  void Valverde_EnergyChangesOnlyInsideTheWindows() {
+    const auto sim = simulate(kSource + "/scenarios/valverde_three_joint.yaml");
+    QVERIFY(sim->failure().empty());
+    const auto& t = channel(*sim, "time");
+    const auto& ek = channel(*sim, "energy.kinetic");
+    auto at = [&](double time) {
+      return ek[std::lower_bound(t.begin(), t.end(), time - 1e-9) - t.begin()];
+    };
+    for (auto [a, b] : {std::pair{0.0, 2.0}, {5.0, 10.0}, {12.0, 20.0}, {22.0, 70.0}}) {
+      double worst = 0;
+      for (std::size_t k = 0; k < t.size(); ++k) {
+        if (t[k] >= a && t[k] <= b) worst = std::max(worst, std::abs(ek[k] - at(a)));
+      }
+      QVERIFY2(worst < 1e-11, qPrintable(QString("E_k varies by %1 J on [%2, %3] s").arg(worst).arg(a).arg(b)));
+    }
+    QVERIFY(at(5) - at(2) > 1e-3);
+    QVERIFY(std::abs(at(12) - at(10)) > 1e-4 && std::abs(at(22) - at(20)) > 1e-4);
+    QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-11);
+    for (const char* c : {"com.x", "com.y", "com.z"}) QVERIFY(drift(channel(*sim, c)) < 1e-10);
+  }
+
+  // The Canadarm's forced case: the joints reach θ_des = 0.5 rad along the cycloid with no
+  // saturation, and the energy balance of the flexible model holds (Damaren & Sharf's check).
+  void Canadarm_ReachesTargetAndBalancesEnergy() {
+    const auto sim = simulate(kSource + "/scenarios/canadarm_pick_and_place.yaml", {{"run.duration", "21"}});
+    QVERIFY(sim->failure().empty());
+    for (const char* j : {"shoulder_yaw", "shoulder_pitch", "elbow_pitch", "wrist_roll"}) {
+      QVERIFY(std::abs(channel(*sim, (std::string("joint.") + j + ".position").c_str()).back() - 0.5) < 1e-9);
+    }
+    const double work = maxAbs(channel(*sim, "energy.input_work"));
+    QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-9 * work);
+    QVERIFY(maxAbs(channel(*sim, "energy.elastic")) > 0);  // the segments bend
+    QVERIFY(sim->events().empty());
+  }
+
+  // The Umetani-Yoshida bench: the cylinder tumbles at 11 °/s, torque-free; the chaser floats
+  // with zero momentum.
+  void UmetaniYoshida_TumblingCylinderAndFloatingChaser() {
+    const auto sim = simulate(kSource + "/scenarios/umetani_yoshida.yaml");
+    QVERIFY(sim->failure().empty());
+    const auto &wx = channel(*sim, "debris.wx"), &wy = channel(*sim, "debris.wy"), &wz = channel(*sim, "debris.wz");
+    for (std::size_t k = 0; k < wx.size(); ++k) {
+      QVERIFY(std::abs(std::sqrt(wx[k] * wx[k] + wy[k] * wy[k] + wz[k] * wz[k]) - 11) < 1e-8);
+    }
+    QVERIFY(drift(channel(*sim, "debris.rotational_energy")) < 1e-12);
+    for (const char* c : {"momentum.px", "momentum.Ly", "momentum.Lz"}) QVERIFY(maxAbs(channel(*sim, c)) < 1e-10);
+    QVERIFY(sim->events().empty());
   }
 
   // Two paths for one joint at the same time: rejected at construction, naming the joint.
