@@ -219,7 +219,7 @@ int runScenario(const std::vector<std::string>& args) {
   if (!o.out_dir.empty()) {
     std::error_code ec;
     fs::create_directories(o.out_dir, ec);
-    if (ec) throw std::runtime_error(o.out_dir + ": cannot create the folder: " + ec.message());
+    if (ec) throw LoadError(o.out_dir, 0, "cannot create the output folder: " + ec.message());
   }
   const bool bar = !o.quiet && isatty(fileno(stderr));
   using Clock = std::chrono::steady_clock;
@@ -247,7 +247,7 @@ int runScenario(const std::vector<std::string>& args) {
     sim.recorder().writeCsv(c);
     std::ofstream j(json);
     writeSummaryJson(j, sim, m, wall);
-    if (!c || !j) throw std::runtime_error("cannot write the results into " + o.out_dir);
+    if (!c || !j) throw LoadError(o.out_dir, 0, "cannot write the results into this folder");
   }
   if (!o.quiet) {
     printSummary(std::cout, sim, m, wall);

@@ -274,6 +274,7 @@ class TestCli : public QObject {
         {{"run", QString::fromStdString(good), "--set", "run.record_rate=-1"}, "run.record_rate"},
         {{"run", QString::fromStdString(good), "--duration"}, "--duration needs a value"},
         {{"run", QString::fromStdString(good), "--frobnicate"}, "--frobnicate"},
+        {{"run", QString::fromStdString(good), "--duration", "0.1", "--out", "/proc/no/such"}, "/proc/no/such: cannot create"},
     };
     for (const auto& [args, fragment] : cases) {
       const Result r = run(args);
