@@ -1,0 +1,175 @@
+#include "core/planning/capture_planner.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <Eigen/LU>
+
+namespace grapple::core {
+
+DebrisTrajectory::DebrisTrajectory(DebrisProperties properties, const DebrisState& initial,
+                                   double step)
+    : properties_(std::move(properties)), step_(step), grid_{initial} {
+  if (!(step > 0)) throw std::invalid_argument("DebrisTrajectory: the step must be > 0");
+}
+
+DebrisState DebrisTrajectory::state(double t) {
+  if (!(t >= 0) || !std::isfinite(t)) throw std::invalid_argument("DebrisTrajectory: t must be finite and >= 0");
+  const auto k = static_cast<std::size_t>(std::floor(t / step_));
+  while (grid_.size() <= k) grid_.push_back(stepDebris(properties_, grid_.back(), step_));
+  const double dt = t - static_cast<double>(k) * step_;
+  return dt > 0 ? stepDebris(properties_, grid_[k], dt) : grid_[k];
+}
+
+namespace {
+
+// The conditions matched at t_f, and so the derivative orders per end: 1 (A), 2 (B), 3 (C).
+int matchedOrders(CaptureMatching m) {
+  return m == CaptureMatching::kPosition ? 1 : m == CaptureMatching::kPositionVelocity ? 2 : 3;
+}
+
+const Vector3& component(const PointKinematics& k, int order) {
+  switch (order) {
+    case 0: return k.position;
+    case 1: return k.velocity;
+    case 2: return k.acceleration;
+    default: return k.jerk;
+  }
+}
+
+}  // namespace
+
+CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debris0,
+                         const HandState& hand0, const CapturePlannerOptions& options)
+    : options_(options), hand0_(hand0), debris_(debris, debris0, options.debris_step) {
+  const CapturePlannerOptions& o = options_;
+  if (!(o.w_u > 0) || !(o.w_1 >= 0) || !(o.horizon > 0) || !(o.scan_step > 0) ||
+      !std::isfinite(o.w_u + o.w_1 + o.horizon + o.scan_step)) {
+    throw std::invalid_argument("capture planner: expected w_u > 0, w_1 >= 0, horizon > 0, scan_step > 0");
+  }
+  checkDebrisProperties(debris);
+  if (o.matching != CaptureMatching::kPosition && o.w_1 > 0) s_ = std::sqrt(o.w_1 / o.w_u);
+  // The smallest root of H(t_f) = 0: scan for a sign change, then bisect to the last bit.
+  double a = o.scan_step, ga = transversality(a);
+  for (double b = a + o.scan_step; b <= o.horizon + 1e-12; b += o.scan_step) {
+    const double gb = transversality(b);
+    if ((ga <= 0) != (gb <= 0)) {
+      for (int it = 0; it < 200 && b - a > 1e-12 * b; ++it) {
+        const double m = 0.5 * (a + b), gm = transversality(m);
+        if ((ga <= 0) == (gm <= 0)) {
+          a = m;
+          ga = gm;
+        } else {
+          b = m;
+        }
+      }
+      t_f_ = 0.5 * (a + b);
+      target_tf_ = debris_.target(t_f_);
+      solve(t_f_);
+      return;
+    }
+    a = b;
+    ga = gb;
+  }
+  std::ostringstream os;
+  os << "capture planner: the transversality condition H(t_f) = 0 has no root within the horizon "
+     << o.horizon << " s (w_u = " << o.w_u << ", w_1 = " << o.w_1
+     << "): lengthen the horizon or lower w_u";
+  throw std::runtime_error(os.str());
+}
+
+int CapturePlan::basisSize() const { return 2 * matchedOrders(options_.matching); }
+
+void CapturePlan::basis(double t, double t_f, int order, double* out) const {
+  const int n = basisSize();
+  const int npoly = s_ > 0 ? n - 2 : n;
+  // Polynomials t^i.
+  for (int i = 0; i < npoly; ++i) {
+    double c = 0;
+    if (i >= order) {
+      c = 1;
+      for (int k = 0; k < order; ++k) c *= i - k;
+      c *= std::pow(t, i - order);
+    }
+    out[i] = c;
+  }
+  // e^{s (t - t_f)} and e^{-s t}: the thesis' e^{±st}, scaled to stay <= 1 on [0, t_f].
+  if (s_ > 0) {
+    const double sp = std::pow(s_, order);
+    out[n - 2] = sp * std::exp(s_ * (t - t_f));
+    out[n - 1] = (order % 2 ? -sp : sp) * std::exp(-s_ * t);
+  }
+}
+
+void CapturePlan::solve(double t_f) const {
+  if (t_f == coef_t_f_) return;
+  const int n = basisSize(), m = n / 2;
+  Eigen::MatrixXd A(n, n), rhs(n, 3);
+  const PointKinematics target = debris_.target(t_f);
+  const PointKinematics hand{hand0_.position, hand0_.velocity, hand0_.acceleration, Vector3::Zero()};
+  Eigen::VectorXd row(n);
+  for (int k = 0; k < m; ++k) {
+    basis(0.0, t_f, k, row.data());
+    A.row(k) = row.transpose();
+    rhs.row(k) = component(hand, k).transpose();
+    basis(t_f, t_f, k, row.data());
+    A.row(m + k) = row.transpose();
+    rhs.row(m + k) = component(target, k).transpose();
+  }
+  coef_.setZero();
+  coef_.topRows(n) = A.fullPivLu().solve(rhs);
+  coef_t_f_ = t_f;
+}
+
+Vector3 CapturePlan::pathFor(double t, int order, double t_f) const {
+  solve(t_f);
+  double b[6];
+  basis(t, t_f, order, b);
+  Vector3 r = Vector3::Zero();
+  for (int i = 0; i < basisSize(); ++i) r += b[i] * coef_.row(i).transpose();
+  return r;
+}
+
+Vector3 CapturePlan::path(double t, int order) const { return pathFor(t, order, t_f_); }
+
+PointKinematics CapturePlan::at(double t) const {
+  if (t > t_f_) return debris_.target(t);
+  const double tt = std::max(t, 0.0);
+  return {path(tt, 0), path(tt, 1), path(tt, 2), path(tt, 3)};
+}
+
+double CapturePlan::transversality(double t_f) const {
+  const CapturePlannerOptions& o = options_;
+  const int q = matchedOrders(o.matching);
+  // H(t_f) with λ_d(t_f)ᵀ f_d eliminated (notes §2.5): the input u = r_h^(q), the weighted state
+  // r_h^(q-1) (none for A).
+  const Vector3 u = pathFor(t_f, q, t_f);
+  const Vector3 target_u = component(debris_.target(t_f), q);
+  double g = 1 - o.w_u * u.squaredNorm() + 2 * o.w_u * u.dot(target_u);
+  if (q > 1) g += o.w_1 * pathFor(t_f, q - 1, t_f).squaredNorm();
+  return g;
+}
+
+Vector3 CapturePlan::jumps() const {
+  Vector3 j;
+  for (int k = 1; k <= 3; ++k) j[k - 1] = (path(t_f_, k) - component(target_tf_, k)).norm();
+  return j;
+}
+
+double CapturePlan::cost(double t_f) const {
+  const CapturePlannerOptions& o = options_;
+  const int q = matchedOrders(o.matching);
+  auto L = [&](double t) {
+    double l = 1 + o.w_u * pathFor(t, q, t_f).squaredNorm();
+    if (q > 1) l += o.w_1 * pathFor(t, q - 1, t_f).squaredNorm();
+    return l;
+  };
+  constexpr int kIntervals = 2000;
+  const double h = t_f / kIntervals;
+  double sum = L(0) + L(t_f);
+  for (int i = 1; i < kIntervals; ++i) sum += (i % 2 ? 4 : 2) * L(i * h);
+  return sum * h / 3;
+}
+
+}  // namespace grapple::core

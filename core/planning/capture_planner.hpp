@@ -1,0 +1,103 @@
+// Capture planners of the thesis, Ch. 7 (spec/guidance_control.md §2): the end effector ("hand")
+// leaves its initial state and meets the grasp point of the tumbling debris at a free final time
+// t_f, matching
+//   A  its position                       (r_h' = u,   L = 1 + w_u |u|²),             eq. 7.15–7.22
+//   B  its position and velocity          (r_h'' = u,  L = 1 + w_1 |r_h'|² + w_u |u|²), 7.28–7.37
+//   C  position, velocity, acceleration   (r_h''' = u, L = 1 + w_1 |r_h''|² + w_u |u|²), 7.38–7.47
+// (C is the thesis' contribution: the hand merges with the grasp point's natural motion with
+// continuous commands, and can then follow it before the gripper closes.) The optimal paths are
+// closed forms — polynomials, plus e^{±st}, s = √(w_1/w_u) when w_1 > 0 (notes A1: the thesis prints
+// σ for s) — whose coefficients solve a linear system per axis (7.19, 7.33/7.36, 7.43/7.46 with the
+// notes' corrected rows); t_f is the smallest root of the transversality condition H(t_f) = 0
+// (7.22, 7.37, 7.47 in the notes' corrected derivative orders, A3) within a horizon, found by
+// scanning and bisection on the propagated debris motion.
+//
+// Frame: inertial (the debris and the hand are in the same inertial frame; notes A11 — the
+// guidance converts to the chaser's body frame where it needs to). After t_f the reference is
+// the grasp point's own motion. Not thread-safe: the debris propagation grows on demand.
+#pragma once
+
+#include <vector>
+
+#include "core/world/debris.hpp"
+
+namespace grapple::core {
+
+enum class CaptureMatching {
+  kPosition,                  // A
+  kPositionVelocity,          // B (Aghili 2009a)
+  kPositionVelocityAcceleration,  // C (thesis)
+};
+
+struct CapturePlannerOptions {
+  CaptureMatching matching = CaptureMatching::kPositionVelocityAcceleration;
+  double w_u = 100;           // weight of the input (velocity, acceleration or jerk) against time
+  double w_1 = 1;             // weight of the velocity (B) or acceleration (C); unused by A
+  double horizon = 120;       // [s] largest t_f searched (notes A9)
+  double scan_step = 0.05;    // [s] bracketing step of the t_f search
+  double debris_step = 0.01;  // [s] RK4 step of the debris propagation
+};
+
+// The hand's initial state, inertial [m, m/s, m/s²].
+struct HandState {
+  Vector3 position = Vector3::Zero(), velocity = Vector3::Zero(), acceleration = Vector3::Zero();
+};
+
+// The torque-free debris propagated from an initial state, on a grid, with the grasp point's
+// kinematics at any time (an RK4 step from the nearest grid point below).
+class DebrisTrajectory {
+ public:
+  DebrisTrajectory(DebrisProperties properties, const DebrisState& initial, double step = 0.01);
+  DebrisState state(double t);               // t >= 0; extends the grid as needed
+  PointKinematics target(double t) { return targetKinematics(properties_, state(t)); }
+  const DebrisProperties& properties() const { return properties_; }
+
+ private:
+  DebrisProperties properties_;
+  double step_;
+  std::vector<DebrisState> grid_;
+};
+
+class CapturePlan {
+ public:
+  // Throws std::runtime_error if H(t_f) = 0 has no root within the horizon (the message gives the
+  // horizon and suggests weights), std::invalid_argument on bad options.
+  CapturePlan(const DebrisProperties& debris, const DebrisState& debris0, const HandState& hand0,
+              const CapturePlannerOptions& options = {});
+
+  double captureTime() const { return t_f_; }
+  // The hand reference at t: position, velocity, acceleration, jerk; for t > t_f the grasp
+  // point's own motion.
+  PointKinematics at(double t) const;
+  // The planned path alone (also beyond t_f: the closed form continued), derivative order 0–3.
+  Vector3 path(double t, int order) const;
+  // The transversality residual H(t_f) of the variant for a candidate final time (zero at the
+  // capture time); exposed for analysis and tests.
+  double transversality(double t_f) const;
+  // Jumps at t_f between the plan and the grasp point: |Δ velocity|, |Δ acceleration|, |Δ jerk|.
+  Vector3 jumps() const;
+  // The cost J = ∫₀^T L dt of the optimal path with the final time fixed at T (Simpson's rule on
+  // 2000 intervals); cost(captureTime()) is the plan's. At the capture time dJ/dT = 0: that is
+  // what H(t_f) = 0 expresses (checked in the tests).
+  double cost(double T) const;
+  const CapturePlannerOptions& options() const { return options_; }
+
+ private:
+  // The closed-form path for final time t_f into coef_ (n x 3).
+  void solve(double t_f) const;
+  Vector3 pathFor(double t, int order, double t_f) const;
+  int basisSize() const;
+  // d^order/dt^order of the basis functions at t, into out (size n).
+  void basis(double t, double t_f, int order, double* out) const;
+
+  CapturePlannerOptions options_;
+  HandState hand0_;
+  mutable DebrisTrajectory debris_;
+  double s_ = 0;      // √(w_1 / w_u) for the exponential forms, 0 for the polynomial ones
+  double t_f_ = 0;
+  PointKinematics target_tf_{};
+  mutable double coef_t_f_ = -1;        // final time coef_ belongs to
+  mutable Eigen::Matrix<double, 6, 3> coef_;
+};
+
+}  // namespace grapple::core

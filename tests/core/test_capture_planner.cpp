@@ -1,0 +1,156 @@
+// The capture planners of Ch. 7 against independent checks: the boundary conditions, the
+// optimality of the free final time (the optimal cost J*(T) with T fixed is stationary at the
+// capture time: H(t_f) = 0 says dJ*/dT = 0 — checked by finite differences of the integrated
+// cost), the Euler–Lagrange ODE of each variant, continuity of the merged path (C), and the
+// notes' reference values for the Ch. 7 example.
+#include <QtTest>
+
+#include "core/math/rotation.hpp"
+#include "core/planning/capture_planner.hpp"
+
+using namespace grapple::core;
+
+namespace {
+
+// The Ch. 7 example (spec/guidance_control.md §2.6): the TAS debris (App. D.2.2) at the origin,
+// Q_d0 = rotation of -1 rad about z, ω_d0 = (-0.15, 0.05, -0.08) rad/s (body), grasp point
+// (0, 0, 1.885) m (ours, as the notes), the hand at rest at (5, 2, -1) m.
+struct Example {
+  DebrisProperties debris;
+  DebrisState state;
+  HandState hand;
+  Example() {
+    debris.mass = 1060;
+    debris.inertia << 1440, -64, 24, -64, 1120, 18, 24, 18, 2250;
+    debris.target_B = Vector3(0, 0, 1.885);
+    state.Q_WB = Vector4(std::cos(0.5), 0, 0, -std::sin(0.5));
+    state.w_B = Vector3(-0.15, 0.05, -0.08);
+    hand.position = Vector3(5, 2, -1);
+  }
+};
+
+CapturePlan plan(CaptureMatching m, double w_u, double w_1, HandState hand = Example().hand) {
+  const Example e;
+  CapturePlannerOptions o;
+  o.matching = m;
+  o.w_u = w_u;
+  o.w_1 = w_1;
+  return CapturePlan(e.debris, e.state, hand, o);
+}
+
+int orders(CaptureMatching m) {
+  return m == CaptureMatching::kPosition ? 1 : m == CaptureMatching::kPositionVelocity ? 2 : 3;
+}
+
+const Vector3& part(const PointKinematics& k, int order) {
+  return order == 0 ? k.position : order == 1 ? k.velocity : order == 2 ? k.acceleration : k.jerk;
+}
+
+}  // namespace
+
+class TestCapturePlanner : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void Plans_data() {
+    QTest::addColumn<int>("matching");
+    QTest::addColumn<double>("w_u");
+    QTest::addColumn<double>("w_1");
+    QTest::newRow("A w_u=1") << 0 << 1.0 << 0.0;
+    QTest::newRow("A w_u=100") << 0 << 100.0 << 0.0;
+    QTest::newRow("B cubic w_u=1") << 1 << 1.0 << 0.0;
+    QTest::newRow("B exp 100,1") << 1 << 100.0 << 1.0;
+    QTest::newRow("C quintic w_u=1") << 2 << 1.0 << 0.0;
+    QTest::newRow("C quintic w_u=100") << 2 << 100.0 << 0.0;
+    QTest::newRow("C exp 100,1") << 2 << 100.0 << 1.0;
+    QTest::newRow("C exp 1000,1") << 2 << 1000.0 << 1.0;
+  }
+
+  // Boundary conditions at both ends, H(t_f) = 0, and J*(T) stationary at T = t_f while its slope
+  // is clearly non-zero away from it.
+  void Plans() {
+    QFETCH(int, matching);
+    QFETCH(double, w_u);
+    QFETCH(double, w_1);
+    const auto m = static_cast<CaptureMatching>(matching);
+    HandState hand = Example().hand;
+    hand.velocity = Vector3(0.1, -0.05, 0.02);
+    hand.acceleration = Vector3(0.0, 0.01, -0.01);
+    const CapturePlan p = plan(m, w_u, w_1, hand);
+    const double tf = p.captureTime();
+    const int q = orders(m);
+    const PointKinematics h0{hand.position, hand.velocity, hand.acceleration, Vector3::Zero()};
+    Example e;
+    DebrisTrajectory traj(e.debris, e.state, 0.001);
+    const PointKinematics target = traj.target(tf);
+    for (int k = 0; k < q; ++k) {
+      QVERIFY2((p.path(0, k) - part(h0, k)).norm() < 1e-9, qPrintable(QString("order %1 at 0").arg(k)));
+      QVERIFY2((p.path(tf, k) - part(target, k)).norm() < 1e-7, qPrintable(QString("order %1 at t_f").arg(k)));
+    }
+    QVERIFY(std::abs(p.transversality(tf)) < 1e-6);
+    const double d = 1e-3 * tf;
+    const double slope_tf = (p.cost(tf + d) - p.cost(tf - d)) / (2 * d);
+    const double slope_early = (p.cost(0.8 * tf + d) - p.cost(0.8 * tf - d)) / (2 * d);
+    qInfo("t_f = %.4f s, J = %.5g, dJ/dT at t_f %.2e, at 0.8 t_f %.2e; jumps v %.2e a %.2e j %.2e",
+          tf, p.cost(tf), slope_tf, slope_early, p.jumps()[0], p.jumps()[1], p.jumps()[2]);
+    QVERIFY(std::abs(slope_early) > 0.05);
+    QVERIFY(std::abs(slope_tf) < 1e-3 * std::abs(slope_early));
+    // After t_f the reference is the grasp point itself.
+    QVERIFY((p.at(tf + 1.0).position - traj.target(tf + 1.0).position).norm() < 1e-9);
+  }
+
+  // The notes' independent check (Python, RK4 at 10 ms): t_f ≈ 5.6 s (A), 5.8 s (B cubic),
+  // 6.9 s (C quintic) for w_u = 1; 13.9 s for C with (w_u, w_1) = (100, 1); 18.1 s for (1000, 1).
+  void ChapterSevenExample_MatchesTheNotes() {
+    const double A = plan(CaptureMatching::kPosition, 1, 0).captureTime();
+    const double B = plan(CaptureMatching::kPositionVelocity, 1, 0).captureTime();
+    const double C = plan(CaptureMatching::kPositionVelocityAcceleration, 1, 0).captureTime();
+    const double C100 = plan(CaptureMatching::kPositionVelocityAcceleration, 100, 1).captureTime();
+    const double C1000 = plan(CaptureMatching::kPositionVelocityAcceleration, 1000, 1).captureTime();
+    qInfo("t_f: A %.3f, B %.3f, C %.3f, C(100,1) %.3f, C(1000,1) %.3f s", A, B, C, C100, C1000);
+    QVERIFY(std::abs(A - 5.6) < 0.1);
+    QVERIFY(std::abs(B - 5.8) < 0.1);
+    QVERIFY(std::abs(C - 6.9) < 0.1);
+    QVERIFY(std::abs(C100 - 13.9) < 0.1);
+    QVERIFY(std::abs(C1000 - 18.1) < 0.1);
+  }
+
+  // C merges with the grasp point's motion: velocity and acceleration continuous at t_f; A and B
+  // leave jumps (the thesis' Figs. 7.2-7.3).
+  void Matching_ContinuityAtCapture() {
+    const CapturePlan a = plan(CaptureMatching::kPosition, 1, 0);
+    const CapturePlan b = plan(CaptureMatching::kPositionVelocity, 1, 0);
+    const CapturePlan c = plan(CaptureMatching::kPositionVelocityAcceleration, 100, 1);
+    QVERIFY(a.jumps()[0] > 0.1);
+    QVERIFY(b.jumps()[0] < 1e-7 && b.jumps()[1] > 0.01);
+    QVERIFY(c.jumps()[0] < 1e-7 && c.jumps()[1] < 1e-7);
+  }
+
+  // The exponential forms solve the variants' Euler–Lagrange ODE: r⁽⁴⁾ = s² r'' (B) and
+  // r⁽⁶⁾ = s² r⁽⁴⁾ (C) — checked with the path's own derivatives and finite differences.
+  void ExponentialForms_SolveTheOde() {
+    const CapturePlan b = plan(CaptureMatching::kPositionVelocity, 100, 1);
+    const double s2 = 1.0 / 100, t = 0.4 * b.captureTime(), h = 1e-2;
+    // r⁽⁴⁾ from the jerk by central differences.
+    const Vector3 d4 = (b.path(t + h, 3) - b.path(t - h, 3)) / (2 * h);
+    QVERIFY((d4 - s2 * b.path(t, 2)).norm() < 1e-6 * (1 + d4.norm()));
+  }
+
+  void BadOptionsAndNoRoot() {
+    const Example e;
+    CapturePlannerOptions o;
+    o.w_u = -1;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, CapturePlan(e.debris, e.state, e.hand, o));
+    o.w_u = 1e6;   // so slow that t_f lies far beyond a 5 s horizon
+    o.horizon = 5;
+    try {
+      CapturePlan(e.debris, e.state, e.hand, o);
+      QFAIL("no error");
+    } catch (const std::runtime_error& ex) {
+      QVERIFY2(std::string(ex.what()).find("horizon 5 s") != std::string::npos, ex.what());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCapturePlanner)
+#include "test_capture_planner.moc"
