@@ -79,9 +79,15 @@ double maxAbs(const Recorder& r, const std::string& name) {
 struct Metrics {
   double energy_error = 0, energy_scale = 0, momentum_p = 0, momentum_L = 0;
   double base_position = 0, base_attitude = 0, tracking = 0, min_distance = NAN;
+  double joint_torque_peak = 0, base_torque_peak = 0;
+  // With a capture controller.
+  bool has_capture = false, captured = false;
+  double capture_time = NAN, planned_capture = NAN, plan_error = NAN, target_error_after = NAN,
+         capture_relative_speed = NAN;
 };
 
-Metrics metricsOf(const Recorder& r) {
+Metrics metricsOf(const Simulation& sim) {
+  const Recorder& r = sim.recorder();
   Metrics m;
   m.energy_error = maxAbs(r, "energy.error");
   m.energy_scale = std::max({maxAbs(r, "energy.total"), maxAbs(r, "energy.input_work"),
@@ -101,6 +107,36 @@ Metrics metricsOf(const Recorder& r) {
   if (const int c = r.find("distance.ee_target"); c >= 0) {
     m.min_distance = INFINITY;
     for (double x : r.column(c)) m.min_distance = std::min(m.min_distance, x);
+  }
+  for (int c = 0; c < r.channels(); ++c) {
+    const std::string& n = r.info(c).name;
+    if (n.rfind("joint.", 0) == 0 && n.size() > 7 && n.compare(n.size() - 7, 7, ".torque") == 0) {
+      m.joint_torque_peak = std::max(m.joint_torque_peak, maxAbs(r, n));
+    }
+  }
+  for (const char* c : {"base.tx", "base.ty", "base.tz"}) m.base_torque_peak = std::max(m.base_torque_peak, maxAbs(r, c));
+  // The capture: the plan's error, the hand's distance to the grasp point once the plan has
+  // reached it, and the grasp.
+  if (const int c = r.find("plan.ee_error"); c >= 0) {
+    m.has_capture = true;
+    m.plan_error = maxAbs(r, "plan.ee_error");
+    m.planned_capture = sim.plannedCaptureTime();
+    const auto& time = r.column(r.find("time"));
+    const auto& dist = r.column(r.find("distance.ee_target"));
+    const auto& speed = r.column(r.find("distance.ee_target_relative_speed"));
+    if (!std::isnan(m.planned_capture)) {
+      m.target_error_after = 0;
+      for (std::size_t k = 0; k < time.size(); ++k) {
+        if (time[k] >= m.planned_capture) m.target_error_after = std::max(m.target_error_after, dist[k]);
+      }
+    }
+    for (const SimulationEvent& e : sim.events()) {
+      if (e.kind != "capture") continue;
+      m.captured = true;
+      m.capture_time = e.time;
+      const auto k = static_cast<std::size_t>(std::lower_bound(time.begin(), time.end(), e.time - 1e-9) - time.begin());
+      if (k < speed.size()) m.capture_relative_speed = speed[k];
+    }
   }
   return m;
 }
@@ -140,10 +176,20 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
   w.field("max_energy_error_J", m.energy_error);
   w.field("max_linear_momentum_drift_kg_m_s", m.momentum_p);
   w.field("max_angular_momentum_drift_kg_m2_s", m.momentum_L);
-  w.field("max_base_position_error_m", m.base_position);
-  w.field("max_base_attitude_error_deg", m.base_attitude);
+  w.field("base_position_drift_max_m", m.base_position);
+  w.field("base_attitude_drift_max_deg", m.base_attitude);
+  w.field("base_torque_peak_Nm", m.base_torque_peak);
+  w.field("joint_torque_peak_Nm", m.joint_torque_peak);
   w.field("max_joint_tracking_error_rad", m.tracking);
   if (!std::isnan(m.min_distance)) w.field("min_ee_target_distance_m", m.min_distance);
+  if (m.has_capture) {
+    w.key("captured").value(m.captured);
+    w.field("capture_time_s", m.capture_time);               // null if no grasp
+    w.field("planned_capture_time_s", m.planned_capture);
+    w.field("ee_error_to_plan_max_m", m.plan_error);
+    w.field("ee_error_to_target_max_m", m.target_error_after);  // after the planned capture time
+    w.field("capture_relative_speed_mps", m.capture_relative_speed);
+  }
   w.endObject();
   w.key("events").beginArray();
   for (const SimulationEvent& e : sim.events()) {
@@ -180,6 +226,18 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
   }
   if (!std::isnan(m.min_distance)) {
     std::snprintf(line, sizeof line, "Debris    closest end effector - target distance %.4f m\n", m.min_distance);
+    out << line;
+  }
+  if (m.has_capture) {
+    std::snprintf(line, sizeof line, "Capture   %s; planned meeting at t = %.3f s; hand error to the plan max %.2e m, "
+                  "to the grasp point after the meeting max %.2e m\n",
+                  m.captured ? ("grasped at t = " + std::to_string(m.capture_time).substr(0, 6) + " s").c_str() : "no grasp",
+                  m.planned_capture, m.plan_error, m.target_error_after);
+    out << line;
+  }
+  if (model.hasFreeBase() && m.base_torque_peak > 0) {
+    std::snprintf(line, sizeof line, "Actuators peak base torque %.3f N m, peak joint torque %.3f N m\n",
+                  m.base_torque_peak, m.joint_torque_peak);
     out << line;
   }
   // The first events in full; the rest (a saturating controller can raise hundreds) are counted
@@ -240,7 +298,7 @@ int runScenario(const std::vector<std::string>& args) {
   });
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   if (bar) std::fprintf(stderr, "\n");
-  const Metrics m = metricsOf(sim.recorder());
+  const Metrics m = metricsOf(sim);
   if (!o.out_dir.empty()) {
     const std::string csv = o.out_dir + "/channels.csv", json = o.out_dir + "/summary.json";
     std::ofstream c(csv);

@@ -191,7 +191,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     const std::string w = "controllers[" + std::to_string(k) + "]";
     r.requireMap(c, w);
     ControllerSpec spec;
-    const std::string type = r.choice(r.require(c, "type", w), {"joint_trajectory", "torque_windows"}, w + ".type");
+    const std::string type = r.choice(r.require(c, "type", w), {"joint_trajectory", "torque_windows", "capture"}, w + ".type");
     if (type == "joint_trajectory") {
       r.checkKeys(c, {"type", "profile", "start", "duration", "target", "kp", "kd"}, w);
       spec.type = ControllerType::kJointTrajectory;
@@ -205,6 +205,40 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       }
       spec.kp = c["kp"].IsDefined() ? r.nonNegative(c["kp"], w + ".kp") : 0.0;
       spec.kd = c["kd"].IsDefined() ? r.nonNegative(c["kd"], w + ".kd") : 0.0;
+    } else if (type == "capture") {
+      r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
+                      "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
+                      "hold", "base_kp", "base_kd", "base_torque_limit"}, w);
+      spec.type = ControllerType::kCapture;
+      auto& cap = spec.capture;
+      spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
+      if (c["matching"].IsDefined()) {
+        cap.matching = r.choice(c["matching"], {"position", "position_velocity", "position_velocity_acceleration"},
+                                w + ".matching");
+      }
+      auto positive = [&](const char* key, double& value) {
+        if (c[key].IsDefined()) value = r.positive(c[key], w + "." + key);
+      };
+      auto nonNegative = [&](const char* key, double& value) {
+        if (c[key].IsDefined()) value = r.nonNegative(c[key], w + "." + key);
+      };
+      spec.kp = 4;
+      spec.kd = 4;
+      positive("w_u", cap.w_u);
+      nonNegative("w_1", cap.w_1);
+      positive("horizon", cap.horizon);
+      nonNegative("kp", spec.kp);
+      nonNegative("kd", spec.kd);
+      nonNegative("posture_kp", cap.posture_kp);
+      nonNegative("posture_kd", cap.posture_kd);
+      nonNegative("damping", cap.damping);
+      positive("singular_threshold", cap.singular_threshold);
+      positive("tolerance", cap.tolerance);
+      positive("speed_tolerance", cap.speed_tolerance);
+      nonNegative("hold", cap.hold);
+      nonNegative("base_kp", cap.base_kp);
+      nonNegative("base_kd", cap.base_kd);
+      positive("base_torque_limit", cap.base_torque_limit);
     } else {
       r.checkKeys(c, {"type", "windows"}, w);
       spec.type = ControllerType::kTorqueWindows;
@@ -320,6 +354,13 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
       const int b = m.bodyOfJoint(c.windows[j].joint);
       if (b < 0) unknown(where["windows"][j]["joint"], "controllers[" + std::to_string(k) + "].windows", c.windows[j].joint, joints);
       if (m.joint[b].nv != 1) r.fail(where["windows"][j], "controllers: torque windows drive 1-DOF joints");
+    }
+    if (c.type == ControllerType::kCapture) {
+      const std::string w = "controllers[" + std::to_string(k) + "]";
+      if (!s.debris.enabled) r.fail(where, w + ": a capture needs a debris (the scenario has none)");
+      for (std::size_t j = 0; j < k; ++j) {
+        if (s.controllers[j].type == ControllerType::kCapture) r.fail(where, w + ": one capture controller at most");
+      }
     }
   }
   if (!s.run.end_effector.empty() && m.frameId(s.run.end_effector) < 0) {
@@ -510,6 +551,20 @@ std::string scenarioToYaml(const Scenario& s) {
       for (const auto& [n, v] : cs.target) e << YAML::Key << n << YAML::Value << v;
       e << YAML::EndMap << YAML::Key << "kp" << YAML::Value << cs.kp << YAML::Key << "kd"
         << YAML::Value << cs.kd;
+    } else if (cs.type == ControllerType::kCapture) {
+      const auto& cap = cs.capture;
+      e << YAML::Key << "type" << YAML::Value << "capture" << YAML::Key << "start" << YAML::Value
+        << cs.start << YAML::Key << "matching" << YAML::Value << cap.matching << YAML::Key << "w_u"
+        << YAML::Value << cap.w_u << YAML::Key << "w_1" << YAML::Value << cap.w_1 << YAML::Key
+        << "horizon" << YAML::Value << cap.horizon << YAML::Key << "kp" << YAML::Value << cs.kp
+        << YAML::Key << "kd" << YAML::Value << cs.kd << YAML::Key << "posture_kp" << YAML::Value
+        << cap.posture_kp << YAML::Key << "posture_kd" << YAML::Value << cap.posture_kd << YAML::Key
+        << "damping" << YAML::Value << cap.damping << YAML::Key << "singular_threshold"
+        << YAML::Value << cap.singular_threshold << YAML::Key << "tolerance" << YAML::Value
+        << cap.tolerance << YAML::Key << "speed_tolerance" << YAML::Value << cap.speed_tolerance
+        << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "base_kp" << YAML::Value
+        << cap.base_kp << YAML::Key << "base_kd" << YAML::Value << cap.base_kd << YAML::Key
+        << "base_torque_limit" << YAML::Value << cap.base_torque_limit;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"
         << YAML::Value << YAML::BeginSeq;

@@ -6,6 +6,7 @@
 
 #include "core/dynamics/hybrid_dynamics.hpp"
 #include "core/planning/quintic.hpp"
+#include "core/sim/capture_controller.hpp"
 
 namespace grapple::core {
 
@@ -107,17 +108,18 @@ void JointServo::update(ControlContext& ctx) {
 
 std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m,
                                                          const std::vector<ControllerSpec>& specs,
-                                                         const Eigen::VectorXd& q0) {
+                                                         const Eigen::VectorXd& q0,
+                                                         const DebrisProperties& debris, int ee_frame) {
   std::vector<std::unique_ptr<Controller>> out;
   bool servo = false;
   for (const ControllerSpec& c : specs) {
-    if (c.type == ControllerType::kTorqueWindows) {
-      out.push_back(std::make_unique<TorqueWindowsController>(m, c));
-    } else {
-      servo = true;
-    }
+    if (c.type == ControllerType::kTorqueWindows) out.push_back(std::make_unique<TorqueWindowsController>(m, c));
+    if (c.type == ControllerType::kJointTrajectory) servo = true;
   }
   if (servo) out.push_back(std::make_unique<JointServo>(m, specs, q0));
+  for (const ControllerSpec& c : specs) {
+    if (c.type == ControllerType::kCapture) out.push_back(std::make_unique<CaptureController>(m, c, debris, ee_frame, q0));
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/dynamics/data.hpp"
 #include "core/sim/scenario.hpp"
+#include "core/world/debris.hpp"
 
 namespace grapple::core {
 
@@ -26,6 +27,7 @@ struct ControlContext {
   // points this at the accelerations, which spares the simulation a forward dynamics. Only the
   // last controller's counts; the simulation resets it before each one.
   const Eigen::VectorXd* ddq = nullptr;
+  const DebrisState* debris = nullptr;  // the debris now, if the scenario has one
 };
 
 class Controller {
@@ -36,6 +38,11 @@ class Controller {
   // tracking-error channels).
   virtual bool reference(int k, double t, double& position) const {
     (void)k, (void)t, (void)position;
+    return false;
+  }
+  // The planned end-effector position at t (inertial), if this controller plans one.
+  virtual bool handReference(double t, Vector3& position) const {
+    (void)t, (void)position;
     return false;
   }
 };
@@ -93,9 +100,12 @@ class JointServo final : public Controller {
   Eigen::VectorXd x_;               // hybridDynamics input
 };
 
-// The controllers of a scenario, in the order they run.
+// The controllers of a scenario, in the order they run: torque windows, the joint servo, then the
+// capture controller (which, once started, overrides the servo's joint torques). debris: the
+// scenario's debris (for a capture); ee_frame: the end effector.
 std::vector<std::unique_ptr<Controller>> makeControllers(const Model& model,
                                                          const std::vector<ControllerSpec>& specs,
-                                                         const Eigen::VectorXd& q0);
+                                                         const Eigen::VectorXd& q0,
+                                                         const DebrisProperties& debris, int ee_frame);
 
 }  // namespace grapple::core

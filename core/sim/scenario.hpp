@@ -47,6 +47,8 @@ enum class ControllerType {
   kJointTrajectory,  // joints follow a path: computed torque through the whole system's dynamics,
                      // with optional PD on the tracking error (sim/controller.hpp, JointServo)
   kTorqueWindows,    // prescribed joint torques: amplitude sin(t / divisor) inside time windows
+  kCapture,          // capture of the debris' grasp point: a Ch. 7 planner and end-effector
+                     // tracking by resolved acceleration through the free-floating dynamics
 };
 
 struct ControllerSpec {
@@ -62,6 +64,23 @@ struct ControllerSpec {
     double amplitude = 0, divisor = 1, start = 0, end = 0;  // τ = A sin(t/divisor) for start < t < end
   };
   std::vector<Window> windows;
+  // kCapture (start, kp, kd above are shared: plan start time; Cartesian error dynamics)
+  struct Capture {
+    std::string matching = "position_velocity_acceleration";  // position | position_velocity | ...
+    double w_u = 100, w_1 = 1;                      // planner weights (notes A8 defaults)
+    double horizon = 120;                           // [s] largest capture time searched
+    double posture_kp = 0.25, posture_kd = 1.0;     // [1/s², 1/s] null-space pull to the start pose
+    double damping = 0.05;                          // DLS damping λ_max [m/s²·s²] near singularities
+    double singular_threshold = 0.05;               // σ_min below which damping starts
+    double tolerance = 0.01;                        // [m] grasp when closer than this ...
+    double speed_tolerance = 0.01;                  // [m/s] ... with a relative speed below this
+    double hold = 1.0;                              // [s] ... for this long (tracking before closing)
+    // Base attitude held at its value at the start (free-floating chaser): the base's angular
+    // acceleration is prescribed, α = -base_kp e - base_kd ω, with the arm's reaction fed forward
+    // (the torque comes out of the same hybrid dynamics), then limited per axis (reaction wheels).
+    double base_kp = 0, base_kd = 0;                // [1/s², 1/s]; both 0: base attitude free
+    double base_torque_limit = 5;                   // [N m] per axis
+  } capture;
 };
 
 enum class IntegratorType {

@@ -1,6 +1,7 @@
 #include "core/sim/simulation.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "core/dynamics/configuration.hpp"
@@ -9,6 +10,7 @@
 #include "core/dynamics/forward_dynamics.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/math/rotation.hpp"
+#include "core/sim/capture_controller.hpp"
 #include "core/sim/controller.hpp"
 #include "core/sim/ode.hpp"
 #include "core/world/environment.hpp"
@@ -73,6 +75,13 @@ struct Simulation::Impl {
   BodyWrenches fext;
   bool fext_used = false;
   bool solved = false;         // data.ddq already holds the accelerations under tau (control())
+  DebrisState debris_now;      // the debris in the state being evaluated
+
+  // Capture: the controller's settings, and the grasp's progress (seen at recording instants).
+  const ControllerSpec* capture = nullptr;
+  double within_since = -1;    // [s] since when the hand is within the tolerances (-1: it is not)
+  double planned_capture = NAN;  // [s] when the plan has the hand meet the grasp point
+  bool captured = false;
 
   // Recording.
   Recorder recorder;
@@ -179,11 +188,14 @@ void Simulation::Impl::setInitialState() {
   tau_cmd = tau;
   tau_hold = tau;
   fext.assign(m.nbodies, Vector6::Zero());
-  controllers = makeControllers(m, scenario.controllers, q0);
-  outside_limit.assign(nv, 0);
-  saturated.assign(nv, 0);
   ee_frame = scenario.run.end_effector.empty() ? defaultEndEffector(m) : m.frameId(scenario.run.end_effector);
   if (ee_frame < 0) throw std::invalid_argument("run.end_effector: no frame '" + scenario.run.end_effector + "'");
+  controllers = makeControllers(m, scenario.controllers, q0, scenario.debris.properties, ee_frame);
+  for (const ControllerSpec& c : scenario.controllers) {
+    if (c.type == ControllerType::kCapture) capture = &c;
+  }
+  outside_limit.assign(nv, 0);
+  saturated.assign(nv, 0);
 }
 
 DebrisState debrisOf(const Eigen::VectorXd& x, int i) {
@@ -207,6 +219,7 @@ void Simulation::Impl::control(double tt) {
   const Model& m = model;
   tau.setZero();
   ControlContext ctx{m, data, tt, q, v, fext_used ? &fext : nullptr, tau};
+  if (scenario.debris.enabled) ctx.debris = &debris_now;
   for (auto& c : controllers) {
     ctx.ddq = nullptr;
     c->update(ctx);
@@ -226,6 +239,7 @@ void Simulation::Impl::control(double tt) {
 void Simulation::Impl::sampleControl() {
   q = x.head(nq);
   v = x.segment(nq, nv);
+  if (scenario.debris.enabled) debris_now = debrisOf(x, idebris);
   environmentWrenches(t);
   control(t);
   tau_hold = tau;
@@ -236,6 +250,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
   const Model& m = model;
   q = xx.head(nq);
   v = xx.segment(nq, nv);
+  if (scenario.debris.enabled) debris_now = debrisOf(xx, idebris);
   environmentWrenches(tt);
   const BodyWrenches* fe = fext_used ? &fext : nullptr;
   if (sampled) {
@@ -286,6 +301,9 @@ void Simulation::Impl::setUpChannels() {
     for (const char* c : {"roll", "pitch", "yaw"}) r.add(std::string("base.") + c, "deg");
     for (const char* c : {"vx", "vy", "vz"}) r.add(std::string("base.") + c, "m/s");
     for (const char* c : {"wx", "wy", "wz"}) r.add(std::string("base.") + c, "deg/s");
+    // Actuator force and torque on the base (thrusters, reaction wheels), base axes.
+    for (const char* c : {"fx", "fy", "fz"}) r.add(std::string("base.") + c, "N");
+    for (const char* c : {"tx", "ty", "tz"}) r.add(std::string("base.") + c, "N m");
   }
   for (int i = 1; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
@@ -328,6 +346,11 @@ void Simulation::Impl::setUpChannels() {
     for (const char* c : {"vx", "vy", "vz"}) r.add(std::string("target.") + c, "m/s");
     r.add("distance.ee_target", "m");
     r.add("distance.ee_target_rate", "m/s");
+    r.add("distance.ee_target_relative_speed", "m/s");
+  }
+  if (capture) {
+    for (const char* c : {"x", "y", "z"}) r.add(std::string("plan.") + c, "m");
+    r.add("plan.ee_error", "m");
   }
   row_values.assign(r.channels(), 0.0);
 }
@@ -351,6 +374,7 @@ void Simulation::Impl::record() {
     for (int k = 0; k < 3; ++k) put(rpy[k] * kDeg);
     for (int k = 0; k < 3; ++k) put(v[k]);
     for (int k = 3; k < 6; ++k) put(v[k] * kDeg);
+    for (int k = 0; k < 6; ++k) put(tau[k]);
   }
   for (int i = 1; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
@@ -423,6 +447,44 @@ void Simulation::Impl::record() {
     const double dist = rel.norm();
     put(dist);
     put(dist > 0 ? rel.dot(tk.velocity - v_ee.head<3>()) / dist : 0.0);
+    const double rel_speed = (tk.velocity - v_ee.head<3>()).norm();
+    put(rel_speed);
+    // The grasp: the hand within the position and relative-speed tolerances of the grasp point
+    // for `hold` seconds (tracking it) after the capture started; the gripper then closes.
+    if (capture && !captured && t >= capture->start) {
+      const auto& c = capture->capture;
+      if (dist < c.tolerance && rel_speed < c.speed_tolerance) {
+        if (within_since < 0) within_since = t;
+        if (t - within_since >= c.hold - 1e-12) {
+          captured = true;
+          char detail[160];
+          std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
+                        "tracked within tolerance since t = %.3f s", dist, rel_speed, within_since);
+          events.push_back({t, "capture", detail});
+        }
+      } else {
+        within_since = -1;
+      }
+    }
+  }
+  if (capture && std::isnan(planned_capture)) {
+    for (const auto& ctl : controllers) {
+      const auto* cc = dynamic_cast<const CaptureController*>(ctl.get());
+      if (!cc || !cc->plan()) continue;
+      planned_capture = cc->start() + cc->plan()->captureTime();
+      const Vector3 j = cc->plan()->jumps();
+      char detail[200];
+      std::snprintf(detail, sizeof detail, "hand meets the grasp point at t = %.3f s (plan of %.3f s); "
+                    "jumps there: velocity %.2e m/s, acceleration %.2e m/s^2, jerk %.2e m/s^3",
+                    planned_capture, cc->plan()->captureTime(), j[0], j[1], j[2]);
+      events.push_back({t, "plan", detail});
+    }
+  }
+  if (capture) {
+    Vector3 ref = X_ee.p;
+    for (const auto& ctl : controllers) ctl->handReference(t, ref);
+    for (int k = 0; k < 3; ++k) put(ref[k]);
+    put((ref - X_ee.p).norm());
   }
   recorder.append(row_values);
   ++row;
@@ -464,6 +526,8 @@ double Simulation::time() const { return impl_->t; }
 double Simulation::endTime() const { return impl_->scenario.run.duration; }
 bool Simulation::finished() const { return impl_->done; }
 const std::string& Simulation::failure() const { return impl_->failure; }
+double Simulation::plannedCaptureTime() const { return impl_->planned_capture; }
+
 const Recorder& Simulation::recorder() const { return impl_->recorder; }
 const std::vector<SimulationEvent>& Simulation::events() const { return impl_->events; }
 const Eigen::VectorXd& Simulation::q() const { return impl_->q; }

@@ -25,7 +25,7 @@ namespace grapple::core {
 
 struct SimulationEvent {
   double time;         // [s] recording instant at which it was seen
-  std::string kind;    // "joint_limit", "effort_limit", "integration_failure"
+  std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "plan", "capture"
   std::string detail;  // human-readable
 };
 
@@ -60,6 +60,9 @@ class Simulation {
   void run(const std::function<bool(double t)>& progress = {});
 
   const Recorder& recorder() const;
+  // With a capture controller, once it has planned: the time the plan has the hand meet the grasp
+  // point (start + t_f); NaN otherwise.
+  double plannedCaptureTime() const;
   const std::vector<SimulationEvent>& events() const;
   SimulationStats stats() const;
 

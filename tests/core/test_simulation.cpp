@@ -292,6 +292,49 @@ class TestSimulation : public QObject {
     QVERIFY(sim->events().empty());
   }
 
+  // The grasp from a pre-grasp pose: the hand follows the Ch. 7 plan (C) to within 1 mm, merges
+  // with the grasp point (no velocity or acceleration jump), the gripper closes; the bus attitude
+  // stays within the thesis' 0.3° with reaction-wheel torques inside 5 N m; no external force,
+  // so the linear momentum stays zero; the energy balance holds with the wheels' work.
+  void GraspRigid_MeetsTheThesisRequirements() {
+    const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml");
+    QVERIFY(sim->failure().empty());
+    const auto it = std::find_if(sim->events().begin(), sim->events().end(),
+                                 [](const SimulationEvent& e) { return e.kind == "capture"; });
+    QVERIFY2(it != sim->events().end(), "no capture event");
+    const double t_meet = sim->plannedCaptureTime();
+    qInfo("planned meeting at %.3f s, grasp at %.3f s; hand error to the plan %.2e m; base attitude "
+          "%.4f deg, base torque peak %.3f N m",
+          t_meet, it->time, maxAbs(channel(*sim, "plan.ee_error")), maxAbs(channel(*sim, "base.attitude_error")),
+          std::max({maxAbs(channel(*sim, "base.tx")), maxAbs(channel(*sim, "base.ty")), maxAbs(channel(*sim, "base.tz"))}));
+    QVERIFY(t_meet > 2 && t_meet < 20);
+    QVERIFY(it->time >= t_meet - 1 && it->time < t_meet + 2);
+    QVERIFY(maxAbs(channel(*sim, "plan.ee_error")) < 1e-3);
+    QVERIFY(maxAbs(channel(*sim, "base.attitude_error")) < 0.3);
+    for (const char* c : {"base.tx", "base.ty", "base.tz"}) QVERIFY(maxAbs(channel(*sim, c)) <= 5 + 1e-12);
+    QVERIFY(maxAbs(channel(*sim, "base.fx")) == 0);
+    for (int j = 1; j <= 6; ++j) {
+      QVERIFY(maxAbs(channel(*sim, ("joint.joint" + std::to_string(j) + ".torque").c_str())) < 200);
+    }
+    // After the meeting the hand is on the grasp point.
+    const auto& t = channel(*sim, "time");
+    const auto& dist = channel(*sim, "distance.ee_target");
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] >= t_meet) QVERIFY(dist[k] < 1e-3);
+    }
+    for (const char* c : {"momentum.px", "momentum.py", "momentum.pz"}) QVERIFY(maxAbs(channel(*sim, c)) < 1e-9);
+    QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-8 * maxAbs(channel(*sim, "energy.input_work")));
+  }
+
+  // Without the base attitude loop the same grasp leaves the bus turning (the arm's reaction):
+  // what the feed-forward base control removes.
+  void GraspRigid_BaseDriftsWithoutAttitudeControl() {
+    const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
+                              {{"controllers", "[{type: capture, start: 0}]"}});
+    QVERIFY(maxAbs(channel(*sim, "base.attitude_error")) > 1.0);
+    QVERIFY(maxAbs(channel(*sim, "base.tx")) == 0);
+  }
+
   // Two paths for one joint at the same time: rejected at construction, naming the joint.
   void OverlappingPaths_Rejected() {
     Files f;

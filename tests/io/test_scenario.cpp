@@ -158,6 +158,10 @@ class TestScenario : public QObject {
     row("too many rows", mutated("  duration: 2\n", "  duration: 1e9\n"), 20, "record_rate");
     row("RK4 step above the recording interval",
         mutated("integrator: dopri5", "integrator: rk4\n  step: 0.1"), 20, "step");
+    const std::string servo = "  - type: joint_trajectory\n    duration: 5\n    target: {joint2: 1.0}\n";
+    row("capture weight", mutated(servo, "  - {type: capture, w_u: -1}\n"), 16, "controllers[0].w_u: must be > 0");
+    row("capture matching", mutated(servo, "  - {type: capture, matching: speed}\n"), 16, "position_velocity");
+    row("capture twice", mutated(servo, "  - {type: capture}\n  - {type: capture}\n"), 17, "one capture controller at most");
     row("syntax error", mutated("name: test", "name: [test"), 3, "end of sequence flow not found");
     row("sequence for map", mutated("  initial:\n    joints:\n      joint2: {position: 0.5}\n", "  initial: [1, 2]\n"), 5, "chaser.initial");
   }
@@ -173,6 +177,16 @@ class TestScenario : public QObject {
     const std::string at = grapple::core::LoadError::format(path, line, "");
     QVERIFY2(what.rfind(at, 0) == 0, ("expected '" + at + "...', got '" + what + "'").c_str());
     QVERIFY2(what.find(fragment.toStdString()) != std::string::npos, what.c_str());
+  }
+
+  // A capture needs a debris to capture.
+  void CaptureWithoutDebris() {
+    Files f;
+    std::string text = validScenario();
+    text = text.substr(0, text.find("debris:")) + text.substr(text.find("controllers:"));
+    text.replace(text.find("  - type: joint_trajectory"), std::string::npos, "  - {type: capture}\n");
+    const std::string path = f.write("nodebris.yaml", text);
+    EXPECT_LOAD_ERROR(loadScenario(path), path, 9, "a capture needs a debris");
   }
 
   void UnreadableFiles() {

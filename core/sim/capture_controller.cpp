@@ -1,0 +1,163 @@
+#include "core/sim/capture_controller.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <Eigen/Cholesky>
+#include <Eigen/SVD>
+
+#include "core/dynamics/forward_dynamics.hpp"
+#include "core/dynamics/hybrid_dynamics.hpp"
+#include "core/dynamics/jacobian.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/math/rotation.hpp"
+
+namespace grapple::core {
+
+namespace {
+
+CaptureMatching matchingOf(const std::string& s) {
+  if (s == "position") return CaptureMatching::kPosition;
+  if (s == "position_velocity") return CaptureMatching::kPositionVelocity;
+  if (s == "position_velocity_acceleration") return CaptureMatching::kPositionVelocityAcceleration;
+  throw std::invalid_argument("capture: unknown matching '" + s + "'");
+}
+
+}  // namespace
+
+CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
+                                     const DebrisProperties& debris, int ee_frame,
+                                     const Eigen::VectorXd& q0)
+    : spec_(spec), debris_(debris), ee_frame_(ee_frame) {
+  (void)matchingOf(spec.capture.matching);
+  if (ee_frame < 0 || ee_frame >= static_cast<int>(m.frames.size())) {
+    throw std::invalid_argument("capture: no end-effector frame");
+  }
+  for (int b = 0; b < m.nbodies; ++b) {
+    if (m.joint[b].nv == 1) {
+      joints_.push_back(m.joint[b].idx_v);
+      joints_q_.push_back(m.joint[b].idx_q);
+    }
+  }
+  if (joints_.empty()) throw std::invalid_argument("capture: the robot has no 1-DOF joint to drive");
+  std::vector<std::size_t> order(joints_.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return joints_[a] < joints_[b]; });
+  std::vector<int> v, q;
+  for (std::size_t k : order) {
+    v.push_back(joints_[k]);
+    q.push_back(joints_q_[k]);
+  }
+  joints_ = v;
+  joints_q_ = q;
+  base_control_ = m.base_mode == BaseMode::kFloating && (spec.capture.base_kp > 0 || spec.capture.base_kd > 0);
+  if (base_control_) prescribed_ = {3, 4, 5};
+  prescribed_.insert(prescribed_.end(), joints_.begin(), joints_.end());
+  for (int k = 0; k < m.nv; ++k) {
+    if (!std::binary_search(prescribed_.begin(), prescribed_.end(), k)) free_.push_back(k);
+  }
+  posture_.resize(static_cast<Eigen::Index>(joints_.size()));
+  for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = q0[joints_q_[k]];
+}
+
+void CaptureController::makePlan(ControlContext& ctx) {
+  const Model& m = ctx.model;
+  if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
+  // The hand's state now: position and velocity, and the acceleration the forces so far give.
+  const Eigen::VectorXd ddq = forwardDynamics(m, ctx.data, ctx.q, ctx.v, ctx.tau, ctx.fext);
+  forwardKinematics(m, ctx.data, ctx.q, ctx.v, ddq);
+  HandState hand;
+  hand.position = framePose(m, ctx.data, ee_frame_).p;
+  hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
+  hand.acceleration = pointAccelerationWorld(m, ctx.data, ee_frame_).head<3>();
+  CapturePlannerOptions o;
+  o.matching = matchingOf(spec_.capture.matching);
+  o.w_u = spec_.capture.w_u;
+  o.w_1 = spec_.capture.w_1;
+  o.horizon = spec_.capture.horizon;
+  plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
+  for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
+  if (base_control_) base_reference_ = ctx.q.segment<4>(3);
+}
+
+bool CaptureController::handReference(double t, Vector3& position) const {
+  if (!plan_ || t < spec_.start) return false;
+  position = plan_->at(t - spec_.start).position;
+  return true;
+}
+
+void CaptureController::update(ControlContext& ctx) {
+  if (ctx.t < spec_.start) return;
+  if (!plan_) makePlan(ctx);
+  const Model& m = ctx.model;
+  Data& d = ctx.data;
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  const ControllerSpec::Capture& c = spec_.capture;
+
+  // The reference and the hand's error.
+  const PointKinematics ref = plan_->at(ctx.t - spec_.start);
+  forwardKinematics(m, d, ctx.q, ctx.v);
+  const Vector3 r = framePose(m, d, ee_frame_).p;
+  const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
+  const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
+  const Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
+
+  // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
+  // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q)).
+  x_ = ctx.tau;
+  if (base_control_) {
+    const Vector4 Qe = quatMultiply(quatConjugate(base_reference_), ctx.q.segment<4>(3));
+    const Vector3 e = 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();
+    x_.segment<3>(3) = -c.base_kp * e - c.base_kd * ctx.v.segment<3>(3);
+  }
+  // b: the hand's acceleration with the joints not accelerating; A: what each joint adds.
+  for (int k : joints_) x_[k] = 0;
+  hybridDynamics(m, d, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
+  ddq0_ = d.ddq;
+  forwardKinematics(m, d, ctx.q, ctx.v, ddq0_);
+  const Vector3 b = pointAccelerationWorld(m, d, ee_frame_).head<3>();
+  // A = J_m - J_f H_ff⁻¹ H_fm: how the joints' accelerations move the hand while the free
+  // coordinates (base translation, base rotation if not held, modes) react — the generalized
+  // Jacobian of a free-floating robot (Umetani & Yoshida), with modes (∂q̈/∂q̈_m of the hybrid
+  // dynamics, through H).
+  const Eigen::MatrixXd& H = massMatrix(m, d, ctx.q);
+  A_ = J(Eigen::all, joints_);
+  if (!free_.empty()) {
+    const Eigen::MatrixXd Hff = H(free_, free_);
+    const Eigen::MatrixXd react = Hff.llt().solve(H(free_, joints_));
+    A_.noalias() -= J(Eigen::all, free_) * react;
+  }
+
+  // Damped pseudo-inverse, damping growing as σ_min falls below the threshold.
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A_);
+  const double sigma = svd.singularValues().minCoeff(), eps = c.singular_threshold;
+  const double lambda2 = sigma < eps ? c.damping * c.damping * (1 - (sigma / eps) * (sigma / eps)) : 0.0;
+  const Eigen::Matrix3d AAt = A_ * A_.transpose() + lambda2 * Eigen::Matrix3d::Identity();
+  const Eigen::MatrixXd Apinv = A_.transpose() * AAt.ldlt().solve(Eigen::Matrix3d::Identity());
+  Eigen::VectorXd qm(nj), vm(nj);
+  for (Eigen::Index k = 0; k < nj; ++k) {
+    qm[k] = ctx.q[joints_q_[k]];
+    vm[k] = ctx.v[joints_[k]];
+  }
+  const Eigen::VectorXd posture = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
+  const Eigen::VectorXd task = Apinv * (a_des - b);
+  const Eigen::VectorXd ddqm = task + posture - Apinv * (A_ * posture);
+
+  // The torques of those joint accelerations.
+  for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
+  const Eigen::VectorXd& tau = hybridDynamics(m, d, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
+  for (int k : joints_) ctx.tau[k] = tau[k];
+  bool limited = false;
+  if (base_control_) {
+    for (int k = 3; k < 6; ++k) {
+      const double lim = c.base_torque_limit;
+      limited = limited || std::abs(tau[k]) > lim;
+      ctx.tau[k] = std::clamp(tau[k], -lim, lim);
+    }
+  }
+  // With the base torque limited, the accelerations differ from those solved for.
+  ctx.ddq = limited ? nullptr : &d.ddq;
+}
+
+}  // namespace grapple::core
