@@ -83,7 +83,7 @@ struct Metrics {
   // With a capture controller.
   bool has_capture = false, captured = false;
   double capture_time = NAN, planned_capture = NAN, plan_error = NAN, target_error_after = NAN,
-         capture_relative_speed = NAN;
+         capture_relative_speed = NAN, attitude_at_capture = NAN, residual_rate = NAN;
 };
 
 Metrics metricsOf(const Simulation& sim) {
@@ -136,6 +136,13 @@ Metrics metricsOf(const Simulation& sim) {
       m.capture_time = e.time;
       const auto k = static_cast<std::size_t>(std::lower_bound(time.begin(), time.end(), e.time - 1e-9) - time.begin());
       if (k < speed.size()) m.capture_relative_speed = speed[k];
+      if (const int a = r.find("base.attitude_error"); a >= 0) {
+        m.attitude_at_capture = 0;
+        for (std::size_t i = 0; i <= k && i < time.size(); ++i) m.attitude_at_capture = std::max(m.attitude_at_capture, std::abs(r.column(a)[i]));
+        // The composite's rotation rate at the end of the run (after the detumbling).
+        Vector3 w(r.column(r.find("base.wx")).back(), r.column(r.find("base.wy")).back(), r.column(r.find("base.wz")).back());
+        m.residual_rate = w.norm();
+      }
     }
   }
   return m;
@@ -189,6 +196,8 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
     w.field("ee_error_to_plan_max_m", m.plan_error);
     w.field("ee_error_to_target_max_m", m.target_error_after);  // after the planned capture time
     w.field("capture_relative_speed_mps", m.capture_relative_speed);
+    w.field("base_attitude_drift_to_capture_max_deg", m.attitude_at_capture);
+    w.field("residual_rate_deg_s", m.residual_rate);  // the composite's, at the end
   }
   w.endObject();
   w.key("events").beginArray();
@@ -234,6 +243,11 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
                   m.captured ? ("grasped at t = " + std::to_string(m.capture_time).substr(0, 6) + " s").c_str() : "no grasp",
                   m.planned_capture, m.plan_error, m.target_error_after);
     out << line;
+    if (m.captured) {
+      std::snprintf(line, sizeof line, "          bus attitude drift until the grasp %.4f deg; composite rate at the end %.2e deg/s\n",
+                    m.attitude_at_capture, m.residual_rate);
+      out << line;
+    }
   }
   if (model.hasFreeBase() && m.base_torque_peak > 0) {
     std::snprintf(line, sizeof line, "Actuators peak base torque %.3f N m, peak joint torque %.3f N m\n",

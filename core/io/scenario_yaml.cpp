@@ -208,7 +208,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "base_kp", "base_kd", "base_torque_limit"}, w);
+                      "hold", "base_kp", "base_kd", "base_torque_limit", "post_kp", "post_kd"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -239,6 +239,8 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       nonNegative("base_kp", cap.base_kp);
       nonNegative("base_kd", cap.base_kd);
       positive("base_torque_limit", cap.base_torque_limit);
+      nonNegative("post_kp", cap.post_kp);
+      nonNegative("post_kd", cap.post_kd);
     } else {
       r.checkKeys(c, {"type", "windows"}, w);
       spec.type = ControllerType::kTorqueWindows;
@@ -564,7 +566,8 @@ std::string scenarioToYaml(const Scenario& s) {
         << cap.tolerance << YAML::Key << "speed_tolerance" << YAML::Value << cap.speed_tolerance
         << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "base_kp" << YAML::Value
         << cap.base_kp << YAML::Key << "base_kd" << YAML::Value << cap.base_kd << YAML::Key
-        << "base_torque_limit" << YAML::Value << cap.base_torque_limit;
+        << "base_torque_limit" << YAML::Value << cap.base_torque_limit << YAML::Key << "post_kp"
+        << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"
         << YAML::Value << YAML::BeginSeq;

@@ -81,8 +81,14 @@ void CaptureController::makePlan(ControlContext& ctx) {
   if (base_control_) base_reference_ = ctx.q.segment<4>(3);
 }
 
+void CaptureController::attach(const Eigen::VectorXd& q) {
+  attached_ = true;
+  hold_.resize(static_cast<Eigen::Index>(joints_q_.size()));
+  for (std::size_t k = 0; k < joints_q_.size(); ++k) hold_[static_cast<Eigen::Index>(k)] = q[joints_q_[k]];
+}
+
 bool CaptureController::handReference(double t, Vector3& position) const {
-  if (!plan_ || t < spec_.start) return false;
+  if (!plan_ || t < spec_.start || attached_) return false;
   position = plan_->at(t - spec_.start).position;
   return true;
 }
@@ -95,6 +101,10 @@ void CaptureController::update(ControlContext& ctx) {
   const auto nj = static_cast<Eigen::Index>(joints_.size());
   const ControllerSpec::Capture& c = spec_.capture;
 
+  if (attached_) {
+    postCapture(ctx);
+    return;
+  }
   // The reference and the hand's error.
   const PointKinematics ref = plan_->at(ctx.t - spec_.start);
   forwardKinematics(m, d, ctx.q, ctx.v);
@@ -144,20 +154,39 @@ void CaptureController::update(ControlContext& ctx) {
   const Eigen::VectorXd task = Apinv * (a_des - b);
   const Eigen::VectorXd ddqm = task + posture - Apinv * (A_ * posture);
 
-  // The torques of those joint accelerations.
   for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
-  const Eigen::VectorXd& tau = hybridDynamics(m, d, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
-  for (int k : joints_) ctx.tau[k] = tau[k];
+  applyTorques(ctx);
+}
+
+void CaptureController::postCapture(ControlContext& ctx) {
+  const ControllerSpec::Capture& c = spec_.capture;
+  x_ = ctx.tau;
+  if (base_control_) x_.segment<3>(3) = -c.base_kd * ctx.v.segment<3>(3);
+  for (std::size_t k = 0; k < joints_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    x_[joints_[k]] = -c.post_kd * ctx.v[joints_[k]] - c.post_kp * (ctx.q[joints_q_[k]] - hold_[i]);
+  }
+  applyTorques(ctx);
+}
+
+void CaptureController::applyTorques(ControlContext& ctx) {
+  const double lim = spec_.capture.base_torque_limit;
+  const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
   bool limited = false;
   if (base_control_) {
     for (int k = 3; k < 6; ++k) {
-      const double lim = c.base_torque_limit;
       limited = limited || std::abs(tau[k]) > lim;
       ctx.tau[k] = std::clamp(tau[k], -lim, lim);
     }
   }
-  // With the base torque limited, the accelerations differ from those solved for.
-  ctx.ddq = limited ? nullptr : &d.ddq;
+  if (limited) {
+    // The wheels cannot give the bus its acceleration: solve again with the torque they give and
+    // the bus free, so that the joints still get theirs (and the torques stay consistent).
+    x_.segment<3>(3) = ctx.tau.segment<3>(3);
+    hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, joints_, ctx.fext);
+  }
+  for (int k : joints_) ctx.tau[k] = ctx.data.tau[k];
+  ctx.ddq = &ctx.data.ddq;
 }
 
 }  // namespace grapple::core

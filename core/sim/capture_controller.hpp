@@ -34,14 +34,23 @@ class CaptureController final : public Controller {
                     int ee_frame, const Eigen::VectorXd& q0);
   void update(ControlContext& ctx) override;
 
-  // The planned hand position at t (inertial) once planned.
+  // The planned hand position at t (inertial) once planned (until the grasp).
   bool handReference(double t, Vector3& position) const override;
+  // The grasp has happened (the simulation attached the debris): from now on the post-capture law
+  // brings the composite to rest — the joints held where they are (PD with post_kp, post_kd) and, with base
+  // control, the bus' rotation damped (α = -base_kd ω, wheel-limited: detumbling).
+  void attach(const Eigen::VectorXd& q);
+  bool attached() const { return attached_; }
   // The plan (null before the start time).
   const CapturePlan* plan() const { return plan_.get(); }
   double start() const { return spec_.start; }
 
  private:
   void makePlan(ControlContext& ctx);
+  void postCapture(ControlContext& ctx);
+  // Solves the hybrid dynamics with x_ (the prescribed accelerations set) and writes the joint
+  // and limited base torques into ctx.
+  void applyTorques(ControlContext& ctx);
 
   ControllerSpec spec_;
   DebrisProperties debris_;
@@ -55,6 +64,8 @@ class CaptureController final : public Controller {
   Vector4 base_reference_ = Vector4(1, 0, 0, 0);
   Eigen::VectorXd posture_;          // joint positions at the start
   std::unique_ptr<CapturePlan> plan_;
+  bool attached_ = false;
+  Eigen::VectorXd hold_;             // joint positions at the grasp
   // Scratch.
   Eigen::VectorXd x_, ddq0_;
   Eigen::MatrixXd A_;

@@ -80,6 +80,9 @@ struct ControllerSpec {
     // (the torque comes out of the same hybrid dynamics), then limited per axis (reaction wheels).
     double base_kp = 0, base_kd = 0;                // [1/s², 1/s]; both 0: base attitude free
     double base_torque_limit = 5;                   // [N m] per axis
+    // After the grasp (debris attached): the joints brought to rest and held with these gains,
+    // soft, because they now carry the debris; the bus' rotation damped with base_kd.
+    double post_kp = 0.01, post_kd = 0.2;           // [1/s², 1/s]
   } capture;
 };
 

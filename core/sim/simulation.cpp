@@ -4,11 +4,15 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <Eigen/Cholesky>
+
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/energy.hpp"
 #include "core/dynamics/flexible.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
+#include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
+#include "core/dynamics/mass_matrix.hpp"
 #include "core/math/rotation.hpp"
 #include "core/sim/capture_controller.hpp"
 #include "core/sim/controller.hpp"
@@ -82,6 +86,11 @@ struct Simulation::Impl {
   double within_since = -1;    // [s] since when the hand is within the tolerances (-1: it is not)
   double planned_capture = NAN;  // [s] when the plan has the hand meet the grasp point
   bool captured = false;
+  // After the grasp the debris is part of the end-effector body: its pose relative to that body.
+  bool attached = false, attach_pending = false;
+  int attach_body = -1;
+  Matrix3 R_body_debris = Matrix3::Identity();
+  Vector3 com_body = Vector3::Zero();
 
   // Recording.
   Recorder recorder;
@@ -111,6 +120,14 @@ struct Simulation::Impl {
   void setInitialState();
   void setUpChannels();
   void record();
+  // The grasp: the debris becomes part of the end-effector body (its inertia added to the body's),
+  // and the velocities jump as an inelastic impact conserving the generalized momentum,
+  //   H⁺ v⁺ = H⁻ v⁻ + J_Dᵀ [m_d v_d; I_d ω_d]   (J_D: the Jacobian of the debris' centre of mass).
+  // Returns the kinetic energy lost in the impact.
+  double attachDebris();
+  // The debris' state from the body carrying it (after the grasp), written into x.
+  void carryDebris();
+  CaptureController* captureController();
 };
 
 void Simulation::Impl::setInitialState() {
@@ -263,7 +280,9 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
   dx.resize(nx);
   dx.head(nq) = configurationRate(m, q, v);
   dx.segment(nq, nv) = ddq;
-  if (scenario.debris.enabled) {
+  if (attached) {
+    dx.segment<13>(idebris).setZero();  // carried by the hand: set from it at each recording
+  } else if (scenario.debris.enabled) {
     const DebrisState d = debrisOf(xx, idebris);
     Vector3 a = Vector3::Zero(), n = Vector3::Zero();
     if (has_environment) environment.debrisLoads(scenario.debris.properties, d, tt, a, n);
@@ -363,7 +382,15 @@ void Simulation::Impl::record() {
   std::size_t c = 0;
   auto put = [&](double value) { row_values[c++] = value; };
   put(t);
-  const Vector6 mom = momentum(m, data, q, v);  // also forwardKinematics(q, v)
+  if (attached) carryDebris();
+  // Momentum of the whole system: the chaser and, until it is attached, the debris.
+  Vector6 mom = momentum(m, data, q, v);  // also forwardKinematics(q, v)
+  if (scenario.debris.enabled && !attached) {
+    const DebrisState d = debrisOf(x, idebris);
+    const double md = scenario.debris.properties.mass;
+    mom.head<3>() += md * d.v_W;
+    mom.tail<3>() += d.r_W.cross(md * d.v_W) + debrisAngularMomentum(scenario.debris.properties, d);
+  }
   if (m.hasFreeBase()) {
     const Vector3 r0 = q.head<3>();
     const Vector4 Q = q.segment<4>(3);
@@ -457,6 +484,7 @@ void Simulation::Impl::record() {
         if (within_since < 0) within_since = t;
         if (t - within_since >= c.hold - 1e-12) {
           captured = true;
+          attach_pending = true;
           char detail[160];
           std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
                         "tracked within tolerance since t = %.3f s", dist, rel_speed, within_since);
@@ -488,6 +516,80 @@ void Simulation::Impl::record() {
   }
   recorder.append(row_values);
   ++row;
+  if (attach_pending) {
+    attach_pending = false;
+    const double loss = attachDebris();
+    char detail[200];
+    std::snprintf(detail, sizeof detail, "debris attached to the hand: %.4g J of kinetic energy lost in the "
+                  "impact; from now on the energy and momentum channels are the composite's", loss);
+    events.push_back({t, "attach", detail});
+  }
+}
+
+CaptureController* Simulation::Impl::captureController() {
+  for (auto& ctl : controllers) {
+    if (auto* cc = dynamic_cast<CaptureController*>(ctl.get())) return cc;
+  }
+  return nullptr;
+}
+
+double Simulation::Impl::attachDebris() {
+  Model& m = model;
+  const DebrisProperties& P = scenario.debris.properties;
+  const DebrisState d = debrisOf(x, idebris);
+  q = x.head(nq);
+  v = x.segment(nq, nv);
+  forwardKinematics(m, data, q, v);
+  attach_body = m.frames[ee_frame].body;
+  const Transform& Xb = data.X_world[attach_body];
+  const Matrix3 R_WD = quatToMatrix(d.Q_WB.normalized());
+  R_body_debris = Xb.R.transpose() * R_WD;
+  com_body = Xb.R.transpose() * (d.r_W - Xb.p);
+  // J_D: the debris' centre of mass as a point of the end-effector frame.
+  const Transform XF = framePose(m, data, ee_frame);
+  const Eigen::MatrixXd J_D = frameJacobian(m, data, ee_frame, XF.R.transpose() * (d.r_W - XF.p));
+  Vector6 p_D;
+  p_D << P.mass * d.v_W, R_WD * (P.inertia * d.w_B);
+  const double e_before = kineticEnergy(m, data, q, v) + 0.5 * P.mass * d.v_W.squaredNorm() +
+                          debrisRotationalEnergy(P, d);
+  const double total_before = e_before - 0.5 * P.mass * d.v_W.squaredNorm() - debrisRotationalEnergy(P, d) +
+                              (m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0) +
+                              potentialEnergy(m, data, q);
+  const Eigen::VectorXd h = massMatrix(m, data, q) * v + J_D.transpose() * p_D;
+  m.inertia[attach_body] += Inertia::FromCom(P.mass, com_body, R_body_debris * P.inertia * R_body_debris.transpose());
+  m.inertia_matrix[attach_body] = m.inertia[attach_body].matrix();
+  const Eigen::VectorXd v_plus = massMatrix(m, data, q).llt().solve(h);
+  x.segment(nq, nv) = v_plus;
+  v = v_plus;
+  attached = true;
+  carryDebris();
+  const double e_after = kineticEnergy(m, data, q, v);
+  // The energy balance goes on from the composite's energy.
+  const double total_after = e_after + (m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0) +
+                             potentialEnergy(m, data, q);
+  energy0 += total_after - total_before;
+  if (CaptureController* cc = captureController()) cc->attach(q);
+  return e_before - e_after;
+}
+
+void Simulation::Impl::carryDebris() {
+  q = x.head(nq);
+  v = x.segment(nq, nv);
+  forwardKinematics(model, data, q, v);
+  const Transform& Xb = data.X_world[attach_body];
+  const Matrix3 R_WD = Xb.R * R_body_debris;
+  // The body's twist: [v_O; ω] in body axes; the debris' centre of mass moves with it.
+  const Vector6& tb = data.t[attach_body];
+  const Vector3 w_b = tb.tail<3>();
+  DebrisState d;
+  d.r_W = Xb.p + Xb.R * com_body;
+  d.v_W = Xb.R * (tb.head<3>() + w_b.cross(com_body));
+  d.Q_WB = matrixToQuat(R_WD);
+  d.w_B = R_body_debris.transpose() * w_b;
+  x.segment<3>(idebris) = d.r_W;
+  x.segment<3>(idebris + 3) = d.v_W;
+  x.segment<4>(idebris + 6) = d.Q_WB;
+  x.segment<3>(idebris + 10) = d.w_B;
 }
 
 Simulation::Simulation(Scenario scenario, Model model)
