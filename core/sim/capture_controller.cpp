@@ -17,6 +17,13 @@ namespace grapple::core {
 
 namespace {
 
+// x with the modal coordinates (or rates, or accelerations) set to zero.
+void rigidEquivalent(const Model& m, const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+  out = x;
+  const bool positions = x.size() == m.nq;
+  for (const FlexibleBody& f : m.flex) out.segment(positions ? f.idx_q : f.idx_v, f.nf).setZero();
+}
+
 CaptureMatching matchingOf(const std::string& s) {
   if (s == "position") return CaptureMatching::kPosition;
   if (s == "position_velocity") return CaptureMatching::kPositionVelocity;
@@ -65,8 +72,10 @@ void CaptureController::makePlan(ControlContext& ctx) {
   const Model& m = ctx.model;
   if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
   // The hand's state now: position and velocity, and the acceleration the forces so far give.
-  const Eigen::VectorXd ddq = forwardDynamics(m, ctx.data, ctx.q, ctx.v, ctx.tau, ctx.fext);
-  forwardKinematics(m, ctx.data, ctx.q, ctx.v, ddq);
+  rigidEquivalent(m, forwardDynamics(m, ctx.data, ctx.q, ctx.v, ctx.tau, ctx.fext), ddq0_);
+  rigidEquivalent(m, ctx.q, q_r_);
+  rigidEquivalent(m, ctx.v, v_r_);
+  forwardKinematics(m, ctx.data, q_r_, v_r_, ddq0_);
   HandState hand;
   hand.position = framePose(m, ctx.data, ee_frame_).p;
   hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
@@ -105,13 +114,19 @@ void CaptureController::update(ControlContext& ctx) {
     postCapture(ctx);
     return;
   }
-  // The reference and the hand's error.
+  // The reference and the hand's error. On a flexible chaser the hand controlled is its
+  // rigid-equivalent (modal coordinates and rates set to zero): steering the deformed hand would
+  // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
+  // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
   const PointKinematics ref = plan_->at(ctx.t - spec_.start);
-  forwardKinematics(m, d, ctx.q, ctx.v);
+  rigidEquivalent(m, ctx.q, q_r_);
+  rigidEquivalent(m, ctx.v, v_r_);
+  forwardKinematics(m, d, q_r_, v_r_);
   const Vector3 r = framePose(m, d, ee_frame_).p;
   const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
   const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
-  const Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
+  Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
+  for (const FlexibleBody& f : m.flex) J.middleCols(f.idx_v, f.nf).setZero();
 
   // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
   // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q)).
@@ -124,8 +139,8 @@ void CaptureController::update(ControlContext& ctx) {
   // b: the hand's acceleration with the joints not accelerating; A: what each joint adds.
   for (int k : joints_) x_[k] = 0;
   hybridDynamics(m, d, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
-  ddq0_ = d.ddq;
-  forwardKinematics(m, d, ctx.q, ctx.v, ddq0_);
+  rigidEquivalent(m, d.ddq, ddq0_);
+  forwardKinematics(m, d, q_r_, v_r_, ddq0_);
   const Vector3 b = pointAccelerationWorld(m, d, ee_frame_).head<3>();
   // A = J_m - J_f H_ff⁻¹ H_fm: how the joints' accelerations move the hand while the free
   // coordinates (base translation, base rotation if not held, modes) react — the generalized

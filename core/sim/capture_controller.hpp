@@ -17,7 +17,8 @@
 // With base_kp/base_kd the base attitude is held too: its angular acceleration is prescribed in
 // the same hybrid dynamics, so the torque it needs includes the arm's reaction (feed-forward, which
 // the thesis' separate AOCS loop lacked), then limited per axis to what reaction wheels give.
-// Position only: the Ch. 7 planners plan the hand's position; its orientation is free.
+// Position only: the Ch. 7 planners plan the hand's position; its orientation is free. On a
+// flexible chaser the hand steered is the rigid-equivalent one (modes at zero), see update().
 #pragma once
 
 #include <memory>
@@ -67,7 +68,7 @@ class CaptureController final : public Controller {
   bool attached_ = false;
   Eigen::VectorXd hold_;             // joint positions at the grasp
   // Scratch.
-  Eigen::VectorXd x_, ddq0_;
+  Eigen::VectorXd x_, ddq0_, q_r_, v_r_;
   Eigen::MatrixXd A_;
 };
 
