@@ -174,14 +174,23 @@ void CaptureController::update(ControlContext& ctx) {
 }
 
 void CaptureController::postCapture(ControlContext& ctx) {
+  // Collocated, passive laws (the composite now carries the debris at the tip of possibly
+  // flexible segments, where a computed-torque law that prescribes accelerations would excite
+  // the modes): joint torques -H_jj (post_kd q̇ + post_kp (q - q_grasp)), and bus torques
+  // -base_kd H_ωω ω (H_ωω: the whole system's locked inertia about the bus), wheel-limited.
   const ControllerSpec::Capture& c = spec_.capture;
-  x_ = ctx.tau;
-  if (base_control_) x_.segment<3>(3) = -c.base_kd * ctx.v.segment<3>(3);
+  const Eigen::MatrixXd& H = massMatrix(ctx.model, ctx.data, ctx.q);
   for (std::size_t k = 0; k < joints_.size(); ++k) {
-    const auto i = static_cast<Eigen::Index>(k);
-    x_[joints_[k]] = -c.post_kd * ctx.v[joints_[k]] - c.post_kp * (ctx.q[joints_q_[k]] - hold_[i]);
+    const int i = joints_[k];
+    ctx.tau[i] = -H(i, i) * (c.post_kd * ctx.v[i] + c.post_kp * (ctx.q[joints_q_[k]] - hold_[static_cast<Eigen::Index>(k)]));
   }
-  applyTorques(ctx);
+  if (base_control_) {
+    const Vector3 t = -c.base_kd * H.block<3, 3>(3, 3) * ctx.v.segment<3>(3);
+    for (int k = 0; k < 3; ++k) {
+      ctx.tau[3 + k] = std::clamp(t[k], -c.base_torque_limit, c.base_torque_limit);
+    }
+  }
+  ctx.ddq = nullptr;
 }
 
 void CaptureController::applyTorques(ControlContext& ctx) {

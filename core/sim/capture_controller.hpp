@@ -38,8 +38,9 @@ class CaptureController final : public Controller {
   // The planned hand position at t (inertial) once planned (until the grasp).
   bool handReference(double t, Vector3& position) const override;
   // The grasp has happened (the simulation attached the debris): from now on the post-capture law
-  // brings the composite to rest — the joints held where they are (PD with post_kp, post_kd) and, with base
-  // control, the bus' rotation damped (α = -base_kd ω, wheel-limited: detumbling).
+  // brings the composite to rest with collocated, passive feedback — the joints held where they
+  // are (PD with post_kp, post_kd, scaled by the mass matrix' diagonal) and, with base control,
+  // the bus' rotation damped (torque -base_kd H_ωω ω, wheel-limited: detumbling).
   void attach(const Eigen::VectorXd& q);
   bool attached() const { return attached_; }
   // The plan (null before the start time).
