@@ -208,7 +208,8 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "base_kp", "base_kd", "base_torque_limit", "post_kp", "post_kd"}, w);
+                      "hold", "base_kp", "base_kd", "base_torque_limit", "post_kp", "post_kd",
+                      "reactionless"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -241,6 +242,11 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       positive("base_torque_limit", cap.base_torque_limit);
       nonNegative("post_kp", cap.post_kp);
       nonNegative("post_kd", cap.post_kd);
+      if (c["reactionless"].IsDefined()) cap.reactionless = r.boolean(c["reactionless"], w + ".reactionless");
+      if (cap.reactionless && (cap.base_kp > 0 || cap.base_kd > 0)) {
+        r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: set base_kp and "
+                                      "base_kd to 0 (or drop reactionless)");
+      }
     } else {
       r.checkKeys(c, {"type", "windows"}, w);
       spec.type = ControllerType::kTorqueWindows;
@@ -567,7 +573,8 @@ std::string scenarioToYaml(const Scenario& s) {
         << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "base_kp" << YAML::Value
         << cap.base_kp << YAML::Key << "base_kd" << YAML::Value << cap.base_kd << YAML::Key
         << "base_torque_limit" << YAML::Value << cap.base_torque_limit << YAML::Key << "post_kp"
-        << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd;
+        << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
+        << YAML::Key << "reactionless" << YAML::Value << cap.reactionless;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"
         << YAML::Value << YAML::BeginSeq;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <Eigen/SVD>
 
 #include "core/dynamics/forward_dynamics.hpp"
@@ -64,6 +65,14 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
   for (int k = 0; k < m.nv; ++k) {
     if (!std::binary_search(prescribed_.begin(), prescribed_.end(), k)) free_.push_back(k);
   }
+  reactionless_ = spec.capture.reactionless;
+  if (reactionless_) {
+    if (m.base_mode != BaseMode::kFloating || base_control_) {
+      throw std::invalid_argument("capture: a reactionless approach needs a floating bus without attitude control "
+                                  "(base_kp = base_kd = 0)");
+    }
+    base_rotation_row_ = static_cast<int>(std::find(free_.begin(), free_.end(), 3) - free_.begin());
+  }
   posture_.resize(static_cast<Eigen::Index>(joints_.size()));
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = q0[joints_q_[k]];
 }
@@ -88,6 +97,17 @@ void CaptureController::makePlan(ControlContext& ctx) {
   plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
   if (base_control_) base_reference_ = ctx.q.segment<4>(3);
+}
+
+Eigen::MatrixXd CaptureController::dampedPseudoInverse(const Eigen::MatrixXd& M) const {
+  // Damping growing as the smallest singular value falls below the threshold.
+  const ControllerSpec::Capture& c = spec_.capture;
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(M);
+  const double sigma = svd.singularValues().minCoeff(), eps = c.singular_threshold;
+  const double lambda2 = sigma < eps ? c.damping * c.damping * (1 - (sigma / eps) * (sigma / eps)) : 0.0;
+  const auto r = M.rows();
+  const Eigen::MatrixXd MMt = M * M.transpose() + lambda2 * Eigen::MatrixXd::Identity(r, r);
+  return M.transpose() * MMt.ldlt().solve(Eigen::MatrixXd::Identity(r, r));
 }
 
 void CaptureController::attach(const Eigen::VectorXd& q) {
@@ -148,26 +168,37 @@ void CaptureController::update(ControlContext& ctx) {
   // dynamics, through H).
   const Eigen::MatrixXd& H = massMatrix(m, d, ctx.q);
   A_ = J(Eigen::all, joints_);
+  Eigen::MatrixXd react;  // ∂q̈_f/∂q̈_m = -H_ff⁻¹ H_fm, with the sign folded in below
   if (!free_.empty()) {
-    const Eigen::MatrixXd Hff = H(free_, free_);
-    const Eigen::MatrixXd react = Hff.llt().solve(H(free_, joints_));
+    react = H(free_, free_).llt().solve(H(free_, joints_));
     A_.noalias() -= J(Eigen::all, free_) * react;
   }
 
-  // Damped pseudo-inverse, damping growing as σ_min falls below the threshold.
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A_);
-  const double sigma = svd.singularValues().minCoeff(), eps = c.singular_threshold;
-  const double lambda2 = sigma < eps ? c.damping * c.damping * (1 - (sigma / eps) * (sigma / eps)) : 0.0;
-  const Eigen::Matrix3d AAt = A_ * A_.transpose() + lambda2 * Eigen::Matrix3d::Identity();
-  const Eigen::MatrixXd Apinv = A_.transpose() * AAt.ldlt().solve(Eigen::Matrix3d::Identity());
-  Eigen::VectorXd qm(nj), vm(nj);
-  for (Eigen::Index k = 0; k < nj; ++k) {
-    qm[k] = ctx.q[joints_q_[k]];
-    vm[k] = ctx.v[joints_[k]];
+  Eigen::VectorXd ddqm;
+  if (reactionless_) {
+    // Zero reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to -ω (its rate
+    // damped to zero, not only its acceleration), exactly; the hand's task is met in the null
+    // space of B (3 of 6 joints for each; Yoshida's reaction null space, SPART's ZRM). With a 6-DOF
+    // arm no freedom is left for the posture.
+    const Eigen::MatrixXd B = -react.middleRows(base_rotation_row_, 3);
+    const Vector3 c0 = ddq0_.segment<3>(3);
+    // (B maps joint to bus accelerations, ~ the arm's to the bus' inertia: small but not
+    // singular; its exact pseudo-inverse, the thresholds of the damping being the hand's.)
+    const Eigen::MatrixXd Bpinv = B.completeOrthogonalDecomposition().pseudoInverse();
+    const Eigen::VectorXd q1 = Bpinv * (-ctx.v.segment<3>(3) - c0);
+    const Eigen::MatrixXd N = Eigen::MatrixXd::Identity(nj, nj) - Bpinv * B;
+    const Eigen::MatrixXd AN = A_ * N;
+    ddqm = q1 + N * (dampedPseudoInverse(AN) * (a_des - b - A_ * q1));
+  } else {
+    const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_);
+    Eigen::VectorXd qm(nj), vm(nj);
+    for (Eigen::Index k = 0; k < nj; ++k) {
+      qm[k] = ctx.q[joints_q_[k]];
+      vm[k] = ctx.v[joints_[k]];
+    }
+    const Eigen::VectorXd posture = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
+    ddqm = Apinv * (a_des - b) + posture - Apinv * (A_ * posture);
   }
-  const Eigen::VectorXd posture = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
-  const Eigen::VectorXd task = Apinv * (a_des - b);
-  const Eigen::VectorXd ddqm = task + posture - Apinv * (A_ * posture);
 
   for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
   applyTorques(ctx);

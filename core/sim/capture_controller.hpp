@@ -17,6 +17,9 @@
 // With base_kp/base_kd the base attitude is held too: its angular acceleration is prescribed in
 // the same hybrid dynamics, so the torque it needs includes the arm's reaction (feed-forward, which
 // the thesis' separate AOCS loop lacked), then limited per axis to what reaction wheels give.
+// With `reactionless`, the bus floats and the joints move so that it does not turn (zero reaction
+// manoeuvre): its angular acceleration is constrained exactly, the hand's task is met in what
+// remains (see update()).
 // Position only: the Ch. 7 planners plan the hand's position; its orientation is free. On a
 // flexible chaser the hand steered is the rigid-equivalent one (modes at zero), see update().
 #pragma once
@@ -50,6 +53,7 @@ class CaptureController final : public Controller {
  private:
   void makePlan(ControlContext& ctx);
   void postCapture(ControlContext& ctx);
+  Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& M) const;
   // Solves the hybrid dynamics with x_ (the prescribed accelerations set) and writes the joint
   // and limited base torques into ctx.
   void applyTorques(ControlContext& ctx);
@@ -63,6 +67,8 @@ class CaptureController final : public Controller {
   std::vector<int> prescribed_;      // v indices with a prescribed acceleration: base angular
                                      // coordinates (if held), then the joints
   std::vector<int> free_;            // the other v indices
+  bool reactionless_ = false;        // zero reaction manoeuvre (bus floating)
+  int base_rotation_row_ = 0;        // where the bus' angular coordinates start in free_
   Vector4 base_reference_ = Vector4(1, 0, 0, 0);
   Eigen::VectorXd posture_;          // joint positions at the start
   std::unique_ptr<CapturePlan> plan_;

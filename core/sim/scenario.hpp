@@ -83,6 +83,9 @@ struct ControllerSpec {
     // After the grasp (debris attached): the joints brought to rest and held with these gains,
     // soft, because they now carry the debris; the bus' rotation damped with base_kd.
     double post_kp = 0.01, post_kd = 0.2;           // [1/s², 1/s]
+    // Zero reaction manoeuvre instead of attitude control: the joints move so that the floating
+    // bus does not turn (its rate driven to zero through the reaction null space).
+    bool reactionless = false;
   } capture;
 };
 

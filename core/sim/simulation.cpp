@@ -29,10 +29,11 @@ bool anyEnvironment(const EnvironmentSettings& e) {
          e.magnetic.enabled;
 }
 
-// Rotation angle between two attitudes [rad].
+// Rotation angle between two attitudes [rad] (2 atan2(|vec|, |w|) of the relative quaternion:
+// accurate for small angles, where acos of the dot product loses them below 1e-8 rad).
 double attitudeAngle(const Vector4& a, const Vector4& b) {
-  const double c = std::min(1.0, std::abs(a.normalized().dot(b.normalized())));
-  return 2 * std::acos(c);
+  const Vector4 r = quatMultiply(quatConjugate(a.normalized()), b.normalized());
+  return 2 * std::atan2(r.tail<3>().norm(), std::abs(r[0]));
 }
 
 // The end effector when the scenario names none: the last frame of the body deepest in the tree

@@ -377,6 +377,25 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-5 * maxAbs(channel(*sim, "energy.input_work")));
   }
 
+  // Zero reaction manoeuvre: the hand moves (towards the plan, within the reaction null space)
+  // while the floating bus does not turn: < 0.05° (issue 6), with no attitude actuator at all.
+  void Reactionless_BusDoesNotTurn() {
+    const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
+                              {{"controllers", "[{type: capture, start: 0, reactionless: true}]"}, {"run.duration", "8"}});
+    QVERIFY(sim->failure().empty());
+    const double attitude = maxAbs(channel(*sim, "base.attitude_error"));
+    const auto &x = channel(*sim, "ee.x"), &y = channel(*sim, "ee.y"), &z = channel(*sim, "ee.z");
+    const double moved = Vector3(x.back() - x.front(), y.back() - y.front(), z.back() - z.front()).norm();
+    qInfo("reactionless: the hand moved %.3f m, the bus turned %.2e deg", moved, attitude);
+    QVERIFY(moved > 0.3);
+    QVERIFY(attitude < 0.05);
+    QVERIFY(maxAbs(channel(*sim, "base.tx")) == 0);
+    // Without it (bus floating, plain tracking) the same approach turns the bus by degrees.
+    const auto free = simulate(kSource + "/scenarios/grasp_rigid.yaml",
+                               {{"controllers", "[{type: capture, start: 0}]"}, {"run.duration", "8"}});
+    QVERIFY(maxAbs(channel(*free, "base.attitude_error")) > 1);
+  }
+
   // Without the base attitude loop the same grasp leaves the bus turning (the arm's reaction):
   // what the feed-forward base control removes.
   void GraspRigid_BaseDriftsWithoutAttitudeControl() {
