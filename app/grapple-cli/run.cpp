@@ -79,7 +79,7 @@ double maxAbs(const Recorder& r, const std::string& name) {
 struct Metrics {
   double energy_error = 0, energy_scale = 0, momentum_p = 0, momentum_L = 0;
   double base_position = 0, base_attitude = 0, tracking = 0, min_distance = NAN;
-  double joint_torque_peak = 0, base_torque_peak = 0;
+  double joint_torque_peak = 0, base_torque_peak = 0, fuel = 0;
   // With a capture controller.
   bool has_capture = false, captured = false;
   double capture_time = NAN, planned_capture = NAN, plan_error = NAN, target_error_after = NAN,
@@ -115,6 +115,7 @@ Metrics metricsOf(const Simulation& sim) {
     }
   }
   for (const char* c : {"base.tx", "base.ty", "base.tz"}) m.base_torque_peak = std::max(m.base_torque_peak, maxAbs(r, c));
+  if (const int c = r.find("base.fuel"); c >= 0 && r.rows() > 0) m.fuel = r.column(c).back();
   // The capture: the plan's error, the hand's distance to the grasp point once the plan has
   // reached it, and the grasp.
   if (const int c = r.find("plan.ee_error"); c >= 0) {
@@ -187,6 +188,7 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
   w.field("base_attitude_drift_max_deg", m.base_attitude);
   w.field("base_torque_peak_Nm", m.base_torque_peak);
   w.field("joint_torque_peak_Nm", m.joint_torque_peak);
+  w.field("fuel_kg", m.fuel);  // eq. 9.1 with chaser.thrusters; 0 without (reaction wheels)
   w.field("max_joint_tracking_error_rad", m.tracking);
   if (!std::isnan(m.min_distance)) w.field("min_ee_target_distance_m", m.min_distance);
   if (m.has_capture) {
@@ -250,8 +252,8 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
     }
   }
   if (model.hasFreeBase() && m.base_torque_peak > 0) {
-    std::snprintf(line, sizeof line, "Actuators peak base torque %.3f N m, peak joint torque %.3f N m\n",
-                  m.base_torque_peak, m.joint_torque_peak);
+    std::snprintf(line, sizeof line, "Actuators peak base torque %.3f N m, peak joint torque %.3f N m, fuel %.4g kg\n",
+                  m.base_torque_peak, m.joint_torque_peak, m.fuel);
     out << line;
   }
   // The first events in full; the rest (a saturating controller can raise hundreds) are counted

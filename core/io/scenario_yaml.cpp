@@ -134,7 +134,14 @@ void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
 
 void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "chaser";
-  r.checkKeys(n, {"robot", "base_mode", "flex_model", "initial"}, w);
+  r.checkKeys(n, {"robot", "base_mode", "flex_model", "initial", "thrusters"}, w);
+  if (const YAML::Node t = n["thrusters"]; t.IsDefined()) {
+    r.checkKeys(t, {"isp", "lever_arm"}, w + ".thrusters");
+    ChaserSpec::Thrusters th;
+    if (t["isp"].IsDefined()) th.isp = r.positive(t["isp"], w + ".thrusters.isp");
+    if (t["lever_arm"].IsDefined()) th.lever_arm = r.positive(t["lever_arm"], w + ".thrusters.lever_arm");
+    s.chaser.thrusters = th;
+  }
   ChaserSpec& c = s.chaser;
   c.robot = r.string(r.require(n, "robot", w), w + ".robot");
   fs::path p(c.robot);
@@ -454,6 +461,11 @@ std::string scenarioToYaml(const Scenario& s) {
   e << YAML::Key << "robot" << YAML::Value << c.robot;
   if (c.base_mode) e << YAML::Key << "base_mode" << YAML::Value << std::string(baseModeName(*c.base_mode));
   if (c.flex_model) e << YAML::Key << "flex_model" << YAML::Value << std::string(flexModelName(*c.flex_model));
+  if (c.thrusters) {
+    e << YAML::Key << "thrusters" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "isp"
+      << YAML::Value << c.thrusters->isp << YAML::Key << "lever_arm" << YAML::Value << c.thrusters->lever_arm
+      << YAML::EndMap;
+  }
   e << YAML::Key << "initial" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "base" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "position" << YAML::Value;

@@ -32,6 +32,13 @@ struct ChaserSpec {
   std::optional<BaseMode> base_mode;              // overrides the robot file
   std::optional<FlexModel> flex_model;            // overrides the robot file
   ChaserInitialState initial;
+  // The bus' force and torque made by thrusters: fuel by the thesis' eq. 9.1,
+  // m_fuel = ∫ ‖f_b + n_b / d‖ dt / (g0 Isp). Absent: no fuel counted (reaction wheels).
+  struct Thrusters {
+    double isp = 220;        // [s] specific impulse (hydrazine; the thesis gives none)
+    double lever_arm = 1.0;  // [m] d, torque arm of the thrusters (ours)
+  };
+  std::optional<Thrusters> thrusters;
 };
 
 struct DebrisSpec {

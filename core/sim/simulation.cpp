@@ -138,7 +138,7 @@ void Simulation::Impl::setInitialState() {
   nv = m.nv;
   idebris = nq + nv;
   iwork = idebris + (scenario.debris.enabled ? 13 : 0);
-  nx = iwork + 3;
+  nx = iwork + 4;  // W_in, W_ext, W_diss, fuel
   x = Eigen::VectorXd::Zero(nx);
   Eigen::VectorXd q0 = neutralConfiguration(m);
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(nv);
@@ -308,6 +308,11 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     p_diss += dd.dot(fb.D * dd);
   }
   dx[iwork + 2] = p_diss;
+  // Fuel (thesis eq. 9.1, g0 = 9.81 m/s² as there).
+  dx[iwork + 3] = 0;
+  if (const auto& th = scenario.chaser.thrusters; th && m.hasFreeBase()) {
+    dx[iwork + 3] = (tau.head<3>() + tau.segment<3>(3) / th->lever_arm).norm() / (9.81 * th->isp);
+  }
 }
 
 void Simulation::Impl::setUpChannels() {
@@ -324,6 +329,7 @@ void Simulation::Impl::setUpChannels() {
     // Actuator force and torque on the base (thrusters, reaction wheels), base axes.
     for (const char* c : {"fx", "fy", "fz"}) r.add(std::string("base.") + c, "N");
     for (const char* c : {"tx", "ty", "tz"}) r.add(std::string("base.") + c, "N m");
+    if (scenario.chaser.thrusters) r.add("base.fuel", "kg");
   }
   for (int i = 1; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
@@ -403,6 +409,7 @@ void Simulation::Impl::record() {
     for (int k = 0; k < 3; ++k) put(v[k]);
     for (int k = 3; k < 6; ++k) put(v[k] * kDeg);
     for (int k = 0; k < 6; ++k) put(tau[k]);
+    if (scenario.chaser.thrusters) put(x[iwork + 3]);
   }
   for (int i = 1; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];

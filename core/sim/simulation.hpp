@@ -1,10 +1,11 @@
 // Simulation: a scenario's chaser, debris, environment and controllers, integrated in time and
 // recorded. One state vector holds everything that evolves,
-//   x = [q (nq) | v (nv) | debris r, v, Q, ω (13, if any) | W_in, W_ext, W_diss],
-// the last three being the work of the actuators, the work of the environment's wrenches and the
-// energy dissipated by the modal damping, integrated with the state so the energy balance
+//   x = [q (nq) | v (nv) | debris r, v, Q, ω (13, if any) | W_in, W_ext, W_diss, fuel],
+// W_* being the work of the actuators, the work of the environment's wrenches and the energy
+// dissipated by the modal damping, integrated with the state so the energy balance
 //   E_kin + E_elastic + E_gravity + W_diss - W_in - W_ext = E(0)
-// is checked to the integrator's accuracy (channel energy.error).
+// is checked to the integrator's accuracy (channel energy.error); fuel, the thrusters' propellant
+// (eq. 9.1) when the scenario has them.
 //
 // Runs are deterministic: the same scenario and settings give bit-identical channels (one thread,
 // no clocks, no randomness in the physics). Rows are recorded at exact multiples of

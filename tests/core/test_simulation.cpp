@@ -331,6 +331,16 @@ class TestSimulation : public QObject {
     // forward dynamics)
     for (const char* c : {"momentum.px", "momentum.py", "momentum.pz"}) QVERIFY(maxAbs(channel(*sim, c)) < 1e-7);
     QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-8 * maxAbs(channel(*sim, "energy.input_work")));
+    // Fuel (eq. 9.1, Isp 220 s, lever arm 1 m): the state's integral against the trapezoidal rule
+    // on the recorded base torques (50 Hz; saturation switches make it approximate).
+    const auto &tx = channel(*sim, "base.tx"), &ty = channel(*sim, "base.ty"), &tz = channel(*sim, "base.tz");
+    double impulse = 0;
+    for (std::size_t k = 1; k < time.size(); ++k) {
+      impulse += 0.5 * (time[k] - time[k - 1]) * (Vector3(tx[k], ty[k], tz[k]).norm() + Vector3(tx[k - 1], ty[k - 1], tz[k - 1]).norm());
+    }
+    const double fuel = channel(*sim, "base.fuel").back();
+    qInfo("fuel %.5f kg (trapezoid on the channels: %.5f kg)", fuel, impulse / (9.81 * 220));
+    QVERIFY(std::abs(fuel - impulse / (9.81 * 220)) < 0.02 * fuel);
     double rate = 0;
     for (const char* c : {"base.wx", "base.wy", "base.wz"}) rate = std::max(rate, std::abs(channel(*sim, c).back()));
     QVERIFY(rate < 0.01);  // [deg/s], from the debris' 4 deg/s
