@@ -9,6 +9,7 @@
 
 #include "core/dynamics/forward_dynamics.hpp"
 #include "core/dynamics/hybrid_dynamics.hpp"
+#include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
@@ -156,23 +157,30 @@ void CaptureController::update(ControlContext& ctx) {
     const Vector3 e = 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();
     x_.segment<3>(3) = -c.base_kp * e - c.base_kd * ctx.v.segment<3>(3);
   }
-  // b: the hand's acceleration with the joints not accelerating; A: what each joint adds.
+  // One mass matrix and one bias vector serve the whole law: the block solution of the hybrid
+  // dynamics, H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p (p: the prescribed coordinates,
+  // f: the free ones — base translation, base rotation if not held, modes).
+  H_ = massMatrix(m, d, ctx.q);
+  h_ = nonlinearEffects(m, d, ctx.q, ctx.v, ctx.fext);
   for (int k : joints_) x_[k] = 0;
-  hybridDynamics(m, d, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
-  rigidEquivalent(m, d.ddq, ddq0_);
+  ddq_.setZero(m.nv);
+  ddq_(prescribed_) = x_(prescribed_);
+  Eigen::MatrixXd react;  // H_ff⁻¹ H_fm: ∂q̈_f/∂q̈_m = -react
+  if (!free_.empty()) {
+    llt_.compute(H_(free_, free_));
+    react = llt_.solve(H_(free_, joints_));
+    const Eigen::VectorXd rhs = x_(free_) - h_(free_) - H_(free_, prescribed_) * x_(prescribed_);
+    const Eigen::VectorXd ddq_free = llt_.solve(rhs);
+    ddq_(free_) = ddq_free;
+  }
+  // b: the hand's acceleration with the joints not accelerating; A = J_m - J_f H_ff⁻¹ H_fm: what
+  // the joints' accelerations add while the free coordinates react — the generalized Jacobian of
+  // a free-floating robot (Umetani & Yoshida), with the modes.
+  rigidEquivalent(m, ddq_, ddq0_);
   forwardKinematics(m, d, q_r_, v_r_, ddq0_);
   const Vector3 b = pointAccelerationWorld(m, d, ee_frame_).head<3>();
-  // A = J_m - J_f H_ff⁻¹ H_fm: how the joints' accelerations move the hand while the free
-  // coordinates (base translation, base rotation if not held, modes) react — the generalized
-  // Jacobian of a free-floating robot (Umetani & Yoshida), with modes (∂q̈/∂q̈_m of the hybrid
-  // dynamics, through H).
-  const Eigen::MatrixXd& H = massMatrix(m, d, ctx.q);
   A_ = J(Eigen::all, joints_);
-  Eigen::MatrixXd react;  // ∂q̈_f/∂q̈_m = -H_ff⁻¹ H_fm, with the sign folded in below
-  if (!free_.empty()) {
-    react = H(free_, free_).llt().solve(H(free_, joints_));
-    A_.noalias() -= J(Eigen::all, free_) * react;
-  }
+  if (!free_.empty()) A_.noalias() -= J(Eigen::all, free_) * react;
 
   Eigen::VectorXd ddqm;
   if (reactionless_) {
@@ -200,8 +208,35 @@ void CaptureController::update(ControlContext& ctx) {
     ddqm = Apinv * (a_des - b) + posture - Apinv * (A_ * posture);
   }
 
-  for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
-  applyTorques(ctx);
+  // The joints' torques for those accelerations, and the bus' (wheel-limited).
+  ddq_(joints_) = ddqm;
+  if (!free_.empty()) {
+    const Eigen::VectorXd reaction = react * ddqm;
+    ddq_(free_) -= reaction;
+  }
+  const Eigen::VectorXd tau_p = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
+  const double lim = c.base_torque_limit;
+  bool limited = false;
+  for (std::size_t k = 0; k < prescribed_.size(); ++k) {
+    const int i = prescribed_[k];
+    const double t = tau_p[static_cast<Eigen::Index>(k)];
+    if (base_control_ && i >= 3 && i < 6) {
+      limited = limited || std::abs(t) > lim;
+      ctx.tau[i] = std::clamp(t, -lim, lim);
+    } else {
+      ctx.tau[i] = t;
+    }
+  }
+  ctx.ddq = &ddq_;
+  if (limited) {
+    // The wheels cannot give the bus its acceleration: solve again with the torque they give and
+    // the bus free, so that the joints still get theirs (and the torques stay consistent).
+    for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
+    x_.segment<3>(3) = ctx.tau.segment<3>(3);
+    hybridDynamics(m, d, ctx.q, ctx.v, x_, joints_, ctx.fext);
+    for (int k : joints_) ctx.tau[k] = d.tau[k];
+    ctx.ddq = &d.ddq;
+  }
 }
 
 void CaptureController::postCapture(ControlContext& ctx) {
@@ -222,26 +257,6 @@ void CaptureController::postCapture(ControlContext& ctx) {
     }
   }
   ctx.ddq = nullptr;
-}
-
-void CaptureController::applyTorques(ControlContext& ctx) {
-  const double lim = spec_.capture.base_torque_limit;
-  const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
-  bool limited = false;
-  if (base_control_) {
-    for (int k = 3; k < 6; ++k) {
-      limited = limited || std::abs(tau[k]) > lim;
-      ctx.tau[k] = std::clamp(tau[k], -lim, lim);
-    }
-  }
-  if (limited) {
-    // The wheels cannot give the bus its acceleration: solve again with the torque they give and
-    // the bus free, so that the joints still get theirs (and the torques stay consistent).
-    x_.segment<3>(3) = ctx.tau.segment<3>(3);
-    hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, joints_, ctx.fext);
-  }
-  for (int k : joints_) ctx.tau[k] = ctx.data.tau[k];
-  ctx.ddq = &ctx.data.ddq;
 }
 
 }  // namespace grapple::core

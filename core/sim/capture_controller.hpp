@@ -26,6 +26,8 @@
 
 #include <memory>
 
+#include <Eigen/Cholesky>
+
 #include "core/planning/capture_planner.hpp"
 #include "core/sim/controller.hpp"
 
@@ -54,9 +56,7 @@ class CaptureController final : public Controller {
   void makePlan(ControlContext& ctx);
   void postCapture(ControlContext& ctx);
   Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& M) const;
-  // Solves the hybrid dynamics with x_ (the prescribed accelerations set) and writes the joint
-  // and limited base torques into ctx.
-  void applyTorques(ControlContext& ctx);
+
 
   ControllerSpec spec_;
   DebrisProperties debris_;
@@ -75,7 +75,9 @@ class CaptureController final : public Controller {
   bool attached_ = false;
   Eigen::VectorXd hold_;             // joint positions at the grasp
   // Scratch.
-  Eigen::VectorXd x_, ddq0_, q_r_, v_r_;
+  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_;
+  Eigen::MatrixXd H_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::MatrixXd A_;
 };
 

@@ -79,7 +79,8 @@ struct Simulation::Impl {
   Eigen::VectorXd q, v, tau, tau_cmd, tau_hold;
   BodyWrenches fext;
   bool fext_used = false;
-  bool solved = false;         // data.ddq already holds the accelerations under tau (control())
+  bool solved = false;         // the controllers solved the accelerations under tau (control()) ...
+  const Eigen::VectorXd* solved_ddq = nullptr;  // ... here
   DebrisState debris_now;      // the debris in the state being evaluated
 
   // Capture: the controller's settings, and the grasp's progress (seen at recording instants).
@@ -252,6 +253,7 @@ void Simulation::Impl::control(double tt) {
     }
   }
   solved = ctx.ddq != nullptr && !limited;
+  solved_ddq = ctx.ddq;
 }
 
 void Simulation::Impl::sampleControl() {
@@ -277,7 +279,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
   } else {
     control(tt);
   }
-  const Eigen::VectorXd& ddq = solved ? data.ddq : forwardDynamics(m, data, q, v, tau, fe);
+  const Eigen::VectorXd& ddq = solved ? *solved_ddq : forwardDynamics(m, data, q, v, tau, fe);
   dx.resize(nx);
   dx.head(nq) = configurationRate(m, q, v);
   dx.segment(nq, nv) = ddq;
