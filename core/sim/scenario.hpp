@@ -52,7 +52,7 @@ struct DebrisSpec {
 // Controllers available before the guidance layer (more come with it).
 enum class ControllerType {
   kJointTrajectory,  // joints follow a path: computed torque through the whole system's dynamics,
-                     // with optional PD on the tracking error (sim/controller.hpp, JointServo)
+                     // with optional PD on the tracking error (control/controller.hpp, JointServo)
   kTorqueWindows,    // prescribed joint torques: amplitude sin(t / divisor) inside time windows
   kCapture,          // capture of the debris' grasp point: a Ch. 7 planner and end-effector
                      // tracking by resolved acceleration through the free-floating dynamics

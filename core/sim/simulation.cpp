@@ -14,8 +14,8 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/math/rotation.hpp"
-#include "core/sim/capture_controller.hpp"
-#include "core/sim/controller.hpp"
+#include "core/control/capture_controller.hpp"
+#include "core/control/controller.hpp"
 #include "core/sim/ode.hpp"
 #include "core/world/environment.hpp"
 

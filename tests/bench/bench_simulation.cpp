@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/io/scenario_yaml.hpp"
-#include "core/sim/capture_controller.hpp"
+#include "core/control/capture_controller.hpp"
 #include "core/sim/simulation.hpp"
 
 using namespace grapple::core;

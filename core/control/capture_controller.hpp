@@ -29,7 +29,7 @@
 #include <Eigen/Cholesky>
 
 #include "core/planning/capture_planner.hpp"
-#include "core/sim/controller.hpp"
+#include "core/control/controller.hpp"
 
 namespace grapple::core {
 

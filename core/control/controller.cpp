@@ -1,4 +1,4 @@
-#include "core/sim/controller.hpp"
+#include "core/control/controller.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "core/dynamics/hybrid_dynamics.hpp"
 #include "core/planning/quintic.hpp"
-#include "core/sim/capture_controller.hpp"
+#include "core/control/capture_controller.hpp"
 
 namespace grapple::core {
 

@@ -1,4 +1,4 @@
-#include "core/sim/capture_controller.hpp"
+#include "core/control/capture_controller.hpp"
 
 #include <algorithm>
 #include <stdexcept>
