@@ -35,10 +35,10 @@ CaptureMatching matchingOf(const std::string& s) {
 
 }  // namespace
 
-CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
+CaptureController::CaptureController(const Model& m, const ControllerSpec& spec, const ChaserSpec& chaser,
                                      const DebrisProperties& debris, int ee_frame,
                                      const Eigen::VectorXd& q0)
-    : spec_(spec), debris_(debris), ee_frame_(ee_frame) {
+    : spec_(spec), debris_(debris), ee_frame_(ee_frame), attitude_(m, chaser, q0) {
   (void)matchingOf(spec.capture.matching);
   if (ee_frame < 0 || ee_frame >= static_cast<int>(m.frames.size())) {
     throw std::invalid_argument("capture: no end-effector frame");
@@ -60,17 +60,15 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
   }
   joints_ = v;
   joints_q_ = q;
-  base_control_ = m.base_mode == BaseMode::kFloating && (spec.capture.base_kp > 0 || spec.capture.base_kd > 0);
-  if (base_control_) prescribed_ = {3, 4, 5};
+  if (attitude_.active()) prescribed_ = {3, 4, 5};
   prescribed_.insert(prescribed_.end(), joints_.begin(), joints_.end());
   for (int k = 0; k < m.nv; ++k) {
     if (!std::binary_search(prescribed_.begin(), prescribed_.end(), k)) free_.push_back(k);
   }
   reactionless_ = spec.capture.reactionless;
   if (reactionless_) {
-    if (m.base_mode != BaseMode::kFloating || base_control_) {
-      throw std::invalid_argument("capture: a reactionless approach needs a floating bus without attitude control "
-                                  "(base_kp = base_kd = 0)");
+    if (m.base_mode != BaseMode::kFloating || attitude_.active()) {
+      throw std::invalid_argument("capture: a reactionless approach needs a floating bus without attitude control");
     }
     base_rotation_row_ = static_cast<int>(std::find(free_.begin(), free_.end(), 3) - free_.begin());
   }
@@ -97,7 +95,6 @@ void CaptureController::makePlan(ControlContext& ctx) {
   o.horizon = spec_.capture.horizon;
   plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
-  if (base_control_) base_reference_ = ctx.q.segment<4>(3);
 }
 
 Eigen::MatrixXd CaptureController::dampedPseudoInverse(const Eigen::MatrixXd& M) const {
@@ -152,11 +149,7 @@ void CaptureController::update(ControlContext& ctx) {
   // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
   // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q)).
   x_ = ctx.tau;
-  if (base_control_) {
-    const Vector4 Qe = quatMultiply(quatConjugate(base_reference_), ctx.q.segment<4>(3));
-    const Vector3 e = 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();
-    x_.segment<3>(3) = -c.base_kp * e - c.base_kd * ctx.v.segment<3>(3);
-  }
+  if (attitude_.active()) attitude_.prescribe(ctx, x_);
   // One mass matrix and one bias vector serve the whole law: the block solution of the hybrid
   // dynamics, H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p (p: the prescribed coordinates,
   // f: the free ones — base translation, base rotation if not held, modes).
@@ -214,28 +207,13 @@ void CaptureController::update(ControlContext& ctx) {
     const Eigen::VectorXd reaction = react * ddqm;
     ddq_(free_) -= reaction;
   }
-  const Eigen::VectorXd tau_p = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
-  const double lim = c.base_torque_limit;
-  bool limited = false;
-  for (std::size_t k = 0; k < prescribed_.size(); ++k) {
-    const int i = prescribed_[k];
-    const double t = tau_p[static_cast<Eigen::Index>(k)];
-    if (base_control_ && i >= 3 && i < 6) {
-      limited = limited || std::abs(t) > lim;
-      ctx.tau[i] = std::clamp(t, -lim, lim);
-    } else {
-      ctx.tau[i] = t;
-    }
-  }
+  tau_full_.setZero(m.nv);
+  tau_full_(prescribed_) = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
+  for (int k : joints_) ctx.tau[k] = tau_full_[k];
   ctx.ddq = &ddq_;
-  if (limited) {
-    // The wheels cannot give the bus its acceleration: solve again with the torque they give and
-    // the bus free, so that the joints still get theirs (and the torques stay consistent).
+  if (attitude_.active() && attitude_.limit(tau_full_, ctx)) {
     for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
-    x_.segment<3>(3) = ctx.tau.segment<3>(3);
-    hybridDynamics(m, d, ctx.q, ctx.v, x_, joints_, ctx.fext);
-    for (int k : joints_) ctx.tau[k] = d.tau[k];
-    ctx.ddq = &d.ddq;
+    AttitudeHold::resolve(ctx, x_, joints_);
   }
 }
 
@@ -243,18 +221,18 @@ void CaptureController::postCapture(ControlContext& ctx) {
   // Collocated, passive laws (the composite now carries the debris at the tip of possibly
   // flexible segments, where a computed-torque law that prescribes accelerations would excite
   // the modes): joint torques -H_jj (post_kd q̇ + post_kp (q - q_grasp)), and bus torques
-  // -base_kd H_ωω ω (H_ωω: the whole system's locked inertia about the bus), wheel-limited.
+  // -kd H_ωω ω (kd of chaser.attitude_control; H_ωω: the whole system's locked inertia about the
+  // bus), limited.
   const ControllerSpec::Capture& c = spec_.capture;
   const Eigen::MatrixXd& H = massMatrix(ctx.model, ctx.data, ctx.q);
   for (std::size_t k = 0; k < joints_.size(); ++k) {
     const int i = joints_[k];
     ctx.tau[i] = -H(i, i) * (c.post_kd * ctx.v[i] + c.post_kp * (ctx.q[joints_q_[k]] - hold_[static_cast<Eigen::Index>(k)]));
   }
-  if (base_control_) {
-    const Vector3 t = -c.base_kd * H.block<3, 3>(3, 3) * ctx.v.segment<3>(3);
-    for (int k = 0; k < 3; ++k) {
-      ctx.tau[3 + k] = std::clamp(t[k], -c.base_torque_limit, c.base_torque_limit);
-    }
+  if (attitude_.active()) {
+    const double lim = attitude_.settings().torque_limit;
+    const Vector3 t = -attitude_.settings().kd * H.block<3, 3>(3, 3) * ctx.v.segment<3>(3);
+    for (int k = 0; k < 3; ++k) ctx.tau[3 + k] = std::clamp(t[k], -lim, lim);
   }
   ctx.ddq = nullptr;
 }

@@ -14,9 +14,9 @@
 // kp_p (q_m - q_m,start) keeps the redundant joints near their starting pose. The joint torques
 // are the exact computed torques of those accelerations (hybridDynamics): base torques and forces
 // of the controllers before it (attitude control) are taken into account.
-// With base_kp/base_kd the base attitude is held too: its angular acceleration is prescribed in
-// the same hybrid dynamics, so the torque it needs includes the arm's reaction (feed-forward, which
-// the thesis' separate AOCS loop lacked), then limited per axis to what reaction wheels give.
+// With chaser.attitude_control the bus attitude is held too (AttitudeHold): its angular
+// acceleration is prescribed in the same dynamics, so the torque it needs includes the arm's
+// reaction (feed-forward, which the thesis' separate AOCS loop lacked), then limited per axis.
 // With `reactionless`, the bus floats and the joints move so that it does not turn (zero reaction
 // manoeuvre): its angular acceleration is constrained exactly, the hand's task is met in what
 // remains (see update()).
@@ -36,8 +36,8 @@ namespace grapple::core {
 class CaptureController final : public Controller {
  public:
   // ee_frame: the hand; the joints driven are every 1-DOF joint of the model.
-  CaptureController(const Model& model, const ControllerSpec& spec, const DebrisProperties& debris,
-                    int ee_frame, const Eigen::VectorXd& q0);
+  CaptureController(const Model& model, const ControllerSpec& spec, const ChaserSpec& chaser,
+                    const DebrisProperties& debris, int ee_frame, const Eigen::VectorXd& q0);
   void update(ControlContext& ctx) override;
 
   // The planned hand position at t (inertial) once planned (until the grasp).
@@ -45,7 +45,7 @@ class CaptureController final : public Controller {
   // The grasp has happened (the simulation attached the debris): from now on the post-capture law
   // brings the composite to rest with collocated, passive feedback — the joints held where they
   // are (PD with post_kp, post_kd, scaled by the mass matrix' diagonal) and, with base control,
-  // the bus' rotation damped (torque -base_kd H_ωω ω, wheel-limited: detumbling).
+  // the bus' rotation damped (torque -kd H_ωω ω, limited: detumbling).
   void attach(const Eigen::VectorXd& q);
   bool attached() const { return attached_; }
   // The plan (null before the start time).
@@ -63,19 +63,18 @@ class CaptureController final : public Controller {
   int ee_frame_;
   std::vector<int> joints_;          // v indices of the driven joints, increasing
   std::vector<int> joints_q_;        // their q indices
-  bool base_control_ = false;        // base attitude held (floating base, gains given)
+  AttitudeHold attitude_;            // bus attitude (chaser.attitude_control)
   std::vector<int> prescribed_;      // v indices with a prescribed acceleration: base angular
                                      // coordinates (if held), then the joints
   std::vector<int> free_;            // the other v indices
   bool reactionless_ = false;        // zero reaction manoeuvre (bus floating)
   int base_rotation_row_ = 0;        // where the bus' angular coordinates start in free_
-  Vector4 base_reference_ = Vector4(1, 0, 0, 0);
   Eigen::VectorXd posture_;          // joint positions at the start
   std::unique_ptr<CapturePlan> plan_;
   bool attached_ = false;
   Eigen::VectorXd hold_;             // joint positions at the grasp
   // Scratch.
-  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_;
+  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_;
   Eigen::MatrixXd H_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::MatrixXd A_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/dynamics/hybrid_dynamics.hpp"
+#include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
 #include "core/control/capture_controller.hpp"
 
@@ -28,8 +29,37 @@ void TorqueWindowsController::update(ControlContext& ctx) {
   }
 }
 
+AttitudeHold::AttitudeHold(const Model& m, const ChaserSpec& chaser, const Eigen::VectorXd& q0) {
+  active_ = m.base_mode == BaseMode::kFloating && chaser.attitude_control && chaser.attitude_control->active();
+  if (chaser.attitude_control) settings_ = *chaser.attitude_control;
+  if (active_) reference_ = q0.segment<4>(3).normalized();
+}
+
+void AttitudeHold::prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const {
+  const Vector4 Qe = quatMultiply(quatConjugate(reference_), ctx.q.segment<4>(3));
+  const Vector3 e = 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();  // small-angle rotation vector
+  x.segment<3>(3) = -settings_.kp * e - settings_.kd * ctx.v.segment<3>(3);
+}
+
+bool AttitudeHold::limit(const Eigen::VectorXd& tau, ControlContext& ctx) const {
+  bool limited = false;
+  for (int k = 3; k < 6; ++k) {
+    limited = limited || std::abs(tau[k]) > settings_.torque_limit;
+    ctx.tau[k] = std::clamp(tau[k], -settings_.torque_limit, settings_.torque_limit);
+  }
+  return limited;
+}
+
+void AttitudeHold::resolve(ControlContext& ctx, Eigen::VectorXd& x, const std::vector<int>& joints) {
+  x.segment<3>(3) = ctx.tau.segment<3>(3);
+  hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x, joints, ctx.fext);
+  for (int k : joints) ctx.tau[k] = ctx.data.tau[k];
+  ctx.ddq = &ctx.data.ddq;
+}
+
 JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
-                       const Eigen::VectorXd& q0) {
+                       const Eigen::VectorXd& q0, const ChaserSpec& chaser)
+    : hold_(m, chaser, q0) {
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ControllerSpec& c = specs[k];
     if (c.type != ControllerType::kJointTrajectory) continue;
@@ -65,9 +95,11 @@ JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
       seg.from = from;
       from = seg.to;
     }
-    prescribed_.push_back(a.v_index);
+    joints_.push_back(a.v_index);
   }
-  std::sort(prescribed_.begin(), prescribed_.end());
+  std::sort(joints_.begin(), joints_.end());
+  if (hold_.active()) prescribed_ = {3, 4, 5};
+  prescribed_.insert(prescribed_.end(), joints_.begin(), joints_.end());
   std::sort(axes_.begin(), axes_.end(), [](const Axis& x, const Axis& y) { return x.v_index < y.v_index; });
   x_ = Eigen::VectorXd::Zero(m.nv);
 }
@@ -88,7 +120,7 @@ JointServo::Setpoint JointServo::setpoint(int k, double t, double* kp, double* k
 }
 
 bool JointServo::reference(int k, double t, double& position) const {
-  if (!std::binary_search(prescribed_.begin(), prescribed_.end(), k)) return false;
+  if (!std::binary_search(joints_.begin(), joints_.end(), k)) return false;
   position = setpoint(k, t).position;
   return true;
 }
@@ -101,24 +133,25 @@ void JointServo::update(ControlContext& ctx) {
     x_[a.v_index] = sp.acceleration + kd * (sp.velocity - ctx.v[a.v_index]) +
                     kp * (sp.position - ctx.q[a.q_index]);
   }
+  if (hold_.active()) hold_.prescribe(ctx, x_);
   const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
-  for (int k : prescribed_) ctx.tau[k] = tau[k];
+  for (int k : joints_) ctx.tau[k] = tau[k];
   ctx.ddq = &ctx.data.ddq;
+  if (hold_.active() && hold_.limit(tau, ctx)) AttitudeHold::resolve(ctx, x_, joints_);
 }
 
-std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m,
-                                                         const std::vector<ControllerSpec>& specs,
-                                                         const Eigen::VectorXd& q0,
-                                                         const DebrisProperties& debris, int ee_frame) {
+std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m, const Scenario& scenario,
+                                                         const Eigen::VectorXd& q0, int ee_frame) {
+  const std::vector<ControllerSpec>& specs = scenario.controllers;
   std::vector<std::unique_ptr<Controller>> out;
   bool servo = false;
   for (const ControllerSpec& c : specs) {
     if (c.type == ControllerType::kTorqueWindows) out.push_back(std::make_unique<TorqueWindowsController>(m, c));
     if (c.type == ControllerType::kJointTrajectory) servo = true;
   }
-  if (servo) out.push_back(std::make_unique<JointServo>(m, specs, q0));
+  if (servo) out.push_back(std::make_unique<JointServo>(m, specs, q0, scenario.chaser));
   for (const ControllerSpec& c : specs) {
-    if (c.type == ControllerType::kCapture) out.push_back(std::make_unique<CaptureController>(m, c, debris, ee_frame, q0));
+    if (c.type == ControllerType::kCapture) out.push_back(std::make_unique<CaptureController>(m, c, scenario.chaser, scenario.debris.properties, ee_frame, q0));
   }
   return out;
 }

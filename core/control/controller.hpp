@@ -47,6 +47,29 @@ class Controller {
   }
 };
 
+// The bus attitude held (chaser.attitude_control, free-floating bus) inside a computed-torque law:
+// the law prescribes the bus' angular acceleration α = -kp e - kd ω (e: the rotation vector from
+// the initial attitude, base axes) together with the joints' accelerations, so the hybrid
+// dynamics give the bus torque the arm's reaction needs (feed-forward); limited per axis.
+class AttitudeHold {
+ public:
+  AttitudeHold(const Model& model, const ChaserSpec& chaser, const Eigen::VectorXd& q0);
+  bool active() const { return active_; }
+  const ChaserSpec::AttitudeControl& settings() const { return settings_; }
+  // x[3..5] = α for the state in ctx.
+  void prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const;
+  // Writes the limited bus torques (from tau, indexed by v) into ctx.tau; true if any was limited.
+  bool limit(const Eigen::VectorXd& tau, ControlContext& ctx) const;
+  // After a limit: the joints' torques solved again with the bus free under the torques it gets,
+  // x holding the joints' accelerations (and the forces elsewhere); sets ctx.ddq.
+  static void resolve(ControlContext& ctx, Eigen::VectorXd& x, const std::vector<int>& joints);
+
+ private:
+  bool active_ = false;
+  ChaserSpec::AttitudeControl settings_;
+  Vector4 reference_ = Vector4(1, 0, 0, 0);
+};
+
 // Prescribed torques τ = A sin(t / divisor) inside time windows (the dual-quaternion paper's
 // example inputs).
 class TorqueWindowsController final : public Controller {
@@ -75,7 +98,7 @@ class JointServo final : public Controller {
   // q0: the initial configuration (start positions). Throws std::invalid_argument if two segments
   // of one joint overlap in time, or a joint is not a 1-DOF joint.
   JointServo(const Model& model, const std::vector<ControllerSpec>& specs,
-             const Eigen::VectorXd& q0);
+             const Eigen::VectorXd& q0, const ChaserSpec& chaser);
   void update(ControlContext& ctx) override;
   bool reference(int k, double t, double& position) const override;
 
@@ -96,16 +119,16 @@ class JointServo final : public Controller {
     std::vector<Segment> segments;  // by start time, not overlapping
   };
   std::vector<Axis> axes_;
-  std::vector<int> prescribed_;     // v indices, increasing
+  std::vector<int> joints_;         // v indices of the driven joints, increasing
+  std::vector<int> prescribed_;     // those and, with attitude hold, the bus' angular coordinates
+  AttitudeHold hold_;
   Eigen::VectorXd x_;               // hybridDynamics input
 };
 
 // The controllers of a scenario, in the order they run: torque windows, the joint servo, then the
-// capture controller (which, once started, overrides the servo's joint torques). debris: the
-// scenario's debris (for a capture); ee_frame: the end effector.
-std::vector<std::unique_ptr<Controller>> makeControllers(const Model& model,
-                                                         const std::vector<ControllerSpec>& specs,
-                                                         const Eigen::VectorXd& q0,
-                                                         const DebrisProperties& debris, int ee_frame);
+// capture controller (which, once started, overrides the servo's joint torques);
+// ee_frame: the end effector.
+std::vector<std::unique_ptr<Controller>> makeControllers(const Model& model, const Scenario& scenario,
+                                                         const Eigen::VectorXd& q0, int ee_frame);
 
 }  // namespace grapple::core

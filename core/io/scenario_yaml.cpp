@@ -134,7 +134,16 @@ void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
 
 void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "chaser";
-  r.checkKeys(n, {"robot", "base_mode", "flex_model", "initial", "thrusters"}, w);
+  r.checkKeys(n, {"robot", "base_mode", "flex_model", "initial", "thrusters", "attitude_control"}, w);
+  if (const YAML::Node a = n["attitude_control"]; a.IsDefined()) {
+    const std::string wa = w + ".attitude_control";
+    r.checkKeys(a, {"kp", "kd", "torque_limit"}, wa);
+    ChaserSpec::AttitudeControl ac;
+    if (a["kp"].IsDefined()) ac.kp = r.nonNegative(a["kp"], wa + ".kp");
+    if (a["kd"].IsDefined()) ac.kd = r.nonNegative(a["kd"], wa + ".kd");
+    if (a["torque_limit"].IsDefined()) ac.torque_limit = r.positive(a["torque_limit"], wa + ".torque_limit");
+    s.chaser.attitude_control = ac;
+  }
   if (const YAML::Node t = n["thrusters"]; t.IsDefined()) {
     r.checkKeys(t, {"isp", "lever_arm"}, w + ".thrusters");
     ChaserSpec::Thrusters th;
@@ -215,8 +224,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "base_kp", "base_kd", "base_torque_limit", "post_kp", "post_kd",
-                      "reactionless"}, w);
+                      "hold", "post_kp", "post_kd", "reactionless"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -244,15 +252,12 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       positive("tolerance", cap.tolerance);
       positive("speed_tolerance", cap.speed_tolerance);
       nonNegative("hold", cap.hold);
-      nonNegative("base_kp", cap.base_kp);
-      nonNegative("base_kd", cap.base_kd);
-      positive("base_torque_limit", cap.base_torque_limit);
       nonNegative("post_kp", cap.post_kp);
       nonNegative("post_kd", cap.post_kd);
       if (c["reactionless"].IsDefined()) cap.reactionless = r.boolean(c["reactionless"], w + ".reactionless");
-      if (cap.reactionless && (cap.base_kp > 0 || cap.base_kd > 0)) {
-        r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: set base_kp and "
-                                      "base_kd to 0 (or drop reactionless)");
+      if (cap.reactionless && s.chaser.attitude_control && s.chaser.attitude_control->active()) {
+        r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: drop "
+                                      "chaser.attitude_control (or reactionless)");
       }
     } else {
       r.checkKeys(c, {"type", "windows"}, w);
@@ -378,6 +383,11 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
       }
     }
   }
+  if (s.chaser.attitude_control && m.base_mode != BaseMode::kFloating) {
+    r.fail(doc["chaser"]["attitude_control"], "chaser.attitude_control: only a floating bus has its attitude "
+                                              "controlled this way (the robot's base is " +
+                                              std::string(baseModeName(m.base_mode)) + ")");
+  }
   if (!s.run.end_effector.empty() && m.frameId(s.run.end_effector) < 0) {
     std::vector<std::string> frames;
     for (const Frame& f : m.frames) frames.push_back(f.name);
@@ -461,6 +471,12 @@ std::string scenarioToYaml(const Scenario& s) {
   e << YAML::Key << "robot" << YAML::Value << c.robot;
   if (c.base_mode) e << YAML::Key << "base_mode" << YAML::Value << std::string(baseModeName(*c.base_mode));
   if (c.flex_model) e << YAML::Key << "flex_model" << YAML::Value << std::string(flexModelName(*c.flex_model));
+  if (c.attitude_control) {
+    const auto& ac = *c.attitude_control;
+    e << YAML::Key << "attitude_control" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "kp"
+      << YAML::Value << ac.kp << YAML::Key << "kd" << YAML::Value << ac.kd << YAML::Key << "torque_limit"
+      << YAML::Value << ac.torque_limit << YAML::EndMap;
+  }
   if (c.thrusters) {
     e << YAML::Key << "thrusters" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "isp"
       << YAML::Value << c.thrusters->isp << YAML::Key << "lever_arm" << YAML::Value << c.thrusters->lever_arm
@@ -582,9 +598,7 @@ std::string scenarioToYaml(const Scenario& s) {
         << "damping" << YAML::Value << cap.damping << YAML::Key << "singular_threshold"
         << YAML::Value << cap.singular_threshold << YAML::Key << "tolerance" << YAML::Value
         << cap.tolerance << YAML::Key << "speed_tolerance" << YAML::Value << cap.speed_tolerance
-        << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "base_kp" << YAML::Value
-        << cap.base_kp << YAML::Key << "base_kd" << YAML::Value << cap.base_kd << YAML::Key
-        << "base_torque_limit" << YAML::Value << cap.base_torque_limit << YAML::Key << "post_kp"
+        << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "post_kp"
         << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
         << YAML::Key << "reactionless" << YAML::Value << cap.reactionless;
     } else {

@@ -39,6 +39,16 @@ struct ChaserSpec {
     double lever_arm = 1.0;  // [m] d, torque arm of the thrusters (ours)
   };
   std::optional<Thrusters> thrusters;
+  // The bus attitude held at its initial value (free-floating chaser) by every controller that
+  // computes joint torques (joint paths, capture): the bus' angular acceleration is prescribed,
+  // α = -kp e - kd ω, in the same hybrid dynamics as the joints', so that its torque includes the
+  // arm's reaction (feed-forward), then limited per axis. Absent (or kp = kd = 0): the bus floats.
+  struct AttitudeControl {
+    double kp = 0.1, kd = 0.6;   // [1/s², 1/s]
+    double torque_limit = 5;     // [N m] per axis (thesis Table 8.1)
+    bool active() const { return kp > 0 || kd > 0; }
+  };
+  std::optional<AttitudeControl> attitude_control;
 };
 
 struct DebrisSpec {
@@ -82,13 +92,8 @@ struct ControllerSpec {
     double tolerance = 0.01;                        // [m] grasp when closer than this ...
     double speed_tolerance = 0.01;                  // [m/s] ... with a relative speed below this
     double hold = 1.0;                              // [s] ... for this long (tracking before closing)
-    // Base attitude held at its value at the start (free-floating chaser): the base's angular
-    // acceleration is prescribed, α = -base_kp e - base_kd ω, with the arm's reaction fed forward
-    // (the torque comes out of the same hybrid dynamics), then limited per axis (reaction wheels).
-    double base_kp = 0, base_kd = 0;                // [1/s², 1/s]; both 0: base attitude free
-    double base_torque_limit = 5;                   // [N m] per axis
     // After the grasp (debris attached): the joints brought to rest and held with these gains,
-    // soft, because they now carry the debris; the bus' rotation damped with base_kd.
+    // soft, because they now carry the debris; the bus' rotation damped (chaser.attitude_control).
     double post_kp = 0.01, post_kd = 0.2;           // [1/s², 1/s]
     // Zero reaction manoeuvre instead of attitude control: the joints move so that the floating
     // bus does not turn (its rate driven to zero through the reaction null space).

@@ -209,7 +209,7 @@ void Simulation::Impl::setInitialState() {
   fext.assign(m.nbodies, Vector6::Zero());
   ee_frame = scenario.run.end_effector.empty() ? defaultEndEffector(m) : m.frameId(scenario.run.end_effector);
   if (ee_frame < 0) throw std::invalid_argument("run.end_effector: no frame '" + scenario.run.end_effector + "'");
-  controllers = makeControllers(m, scenario.controllers, q0, scenario.debris.properties, ee_frame);
+  controllers = makeControllers(m, scenario, q0, ee_frame);
   for (const ControllerSpec& c : scenario.controllers) {
     if (c.type == ControllerType::kCapture) capture = &c;
   }

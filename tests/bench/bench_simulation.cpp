@@ -44,7 +44,7 @@ void Controller_Capture(benchmark::State& state) {
   Data data(m, m.hasFlexibleBodies());
   const ControllerSpec* spec = nullptr;
   for (const ControllerSpec& c : l.scenario.controllers) if (c.type == ControllerType::kCapture) spec = &c;
-  CaptureController controller(m, *spec, l.scenario.debris.properties, m.frameId("tool"), sim.q());
+  CaptureController controller(m, *spec, l.scenario.chaser, l.scenario.debris.properties, m.frameId("tool"), sim.q());
   Eigen::VectorXd tau = Eigen::VectorXd::Zero(m.nv);
   const DebrisState debris = l.scenario.debris.initial;
   ControlContext ctx{m, data, 0.0, sim.q(), sim.v(), nullptr, tau};

@@ -355,6 +355,7 @@ class TestSimulation : public QObject {
   void Grasp_ImpactConservesMomentum() {
     const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
                               {{"controllers", "[{type: capture, start: 0, speed_tolerance: 0.2, tolerance: 0.05, hold: 0}]"},
+                               {"chaser.attitude_control", "{kp: 0, kd: 0}"},
                                {"run.duration", "9"}});
     const auto it = std::find_if(sim->events().begin(), sim->events().end(),
                                  [](const SimulationEvent& e) { return e.kind == "attach"; });
@@ -391,7 +392,8 @@ class TestSimulation : public QObject {
   // while the floating bus does not turn: < 0.05° (issue 6), with no attitude actuator at all.
   void Reactionless_BusDoesNotTurn() {
     const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
-                              {{"controllers", "[{type: capture, start: 0, reactionless: true}]"}, {"run.duration", "8"}});
+                              {{"controllers", "[{type: capture, start: 0, reactionless: true}]"},
+                               {"chaser.attitude_control", "{kp: 0, kd: 0}"}, {"run.duration", "8"}});
     QVERIFY(sim->failure().empty());
     const double attitude = maxAbs(channel(*sim, "base.attitude_error"));
     const auto &x = channel(*sim, "ee.x"), &y = channel(*sim, "ee.y"), &z = channel(*sim, "ee.z");
@@ -402,17 +404,36 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(*sim, "base.tx")) == 0);
     // Without it (bus floating, plain tracking) the same approach turns the bus by degrees.
     const auto free = simulate(kSource + "/scenarios/grasp_rigid.yaml",
-                               {{"controllers", "[{type: capture, start: 0}]"}, {"run.duration", "8"}});
+                               {{"chaser.attitude_control", "{kp: 0, kd: 0}"}, {"run.duration", "8"}});
     QVERIFY(maxAbs(channel(*free, "base.attitude_error")) > 1);
   }
 
   // Without the base attitude loop the same grasp leaves the bus turning (the arm's reaction):
   // what the feed-forward base control removes.
   void GraspRigid_BaseDriftsWithoutAttitudeControl() {
-    const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
-                              {{"controllers", "[{type: capture, start: 0}]"}});
+    const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml", {{"chaser.attitude_control", "{kp: 0, kd: 0}"}});
     QVERIFY(maxAbs(channel(*sim, "base.attitude_error")) > 1.0);
     QVERIFY(maxAbs(channel(*sim, "base.tx")) == 0);
+  }
+
+  // Attitude hold under a joint path: with enough torque the bus stays put while the arm unfolds
+  // (the feed-forward cancels the reaction); with 5 N m it turns, but less than floating freely.
+  void JointPathWithAttitudeHold() {
+    const std::string path = kSource + "/scenarios/capture_rigid.yaml";
+    const auto strong = simulate(path, {{"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1000}"}});
+    const auto weak = simulate(path, {{"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 5}"}});
+    const auto free = simulate(path);
+    const double a_strong = maxAbs(channel(*strong, "base.attitude_error"));
+    const double a_weak = maxAbs(channel(*weak, "base.attitude_error"));
+    const double a_free = maxAbs(channel(*free, "base.attitude_error"));
+    qInfo("bus attitude while unfolding: held %.2e deg (peak torque %.1f N m), 5 N m %.2f deg, free %.2f deg", a_strong,
+          std::max({maxAbs(channel(*strong, "base.tx")), maxAbs(channel(*strong, "base.ty")), maxAbs(channel(*strong, "base.tz"))}),
+          a_weak, a_free);
+    QVERIFY(a_strong < 1e-3);
+    QVERIFY(a_weak < 0.7 * a_free);
+    QVERIFY(maxAbs(channel(*weak, "base.tx")) <= 5 && maxAbs(channel(*weak, "base.tz")) <= 5);
+    QVERIFY(maxAbs(channel(*strong, "joint.joint2.error")) < 1e-8);  // the joints still follow
+    QVERIFY(maxAbs(channel(*weak, "joint.joint2.error")) < 1e-8);
   }
 
   // Two paths for one joint at the same time: rejected at construction, naming the joint.
