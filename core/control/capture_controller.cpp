@@ -198,7 +198,15 @@ void CaptureController::update(ControlContext& ctx) {
       vm[k] = ctx.v[joints_[k]];
     }
     const Eigen::VectorXd posture = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
-    ddqm = Apinv * (a_des - b) + posture - Apinv * (A_ * posture);
+    if (c.law == "resolved_rate") {
+      // Resolved motion-rate control (Whitney): joint rates from the hand's velocity demand,
+      // q̇_d = A⁺(ṙ_ref + kp (r_ref - r)), followed by a rate servo q̈ = kd (q̇_d - q̇); kp and kd
+      // [1/s] are the Cartesian and the rate-loop bandwidths.
+      const Eigen::VectorXd rate = Apinv * (ref.velocity + spec_.kp * (ref.position - r));
+      ddqm = spec_.kd * (rate - vm) + posture - Apinv * (A_ * posture);
+    } else {
+      ddqm = Apinv * (a_des - b) + posture - Apinv * (A_ * posture);
+    }
   }
 
   // The joints' torques for those accelerations, and the bus' (wheel-limited).

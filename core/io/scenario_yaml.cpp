@@ -224,7 +224,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "post_kp", "post_kd", "reactionless"}, w);
+                      "hold", "post_kp", "post_kd", "reactionless", "law"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -232,6 +232,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
         cap.matching = r.choice(c["matching"], {"position", "position_velocity", "position_velocity_acceleration"},
                                 w + ".matching");
       }
+      if (c["law"].IsDefined()) cap.law = r.choice(c["law"], {"resolved_acceleration", "resolved_rate"}, w + ".law");
       auto positive = [&](const char* key, double& value) {
         if (c[key].IsDefined()) value = r.positive(c[key], w + "." + key);
       };
@@ -600,6 +601,7 @@ std::string scenarioToYaml(const Scenario& s) {
         << cap.tolerance << YAML::Key << "speed_tolerance" << YAML::Value << cap.speed_tolerance
         << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "post_kp"
         << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
+        << YAML::Key << "law" << YAML::Value << cap.law
         << YAML::Key << "reactionless" << YAML::Value << cap.reactionless;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"

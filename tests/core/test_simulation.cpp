@@ -388,6 +388,20 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-5 * maxAbs(channel(*sim, "energy.input_work")));
   }
 
+  // Resolved motion-rate control on the same grasp: it also closes within 1 cm of the plan, but
+  // without the acceleration feed-forward it lags more than resolved-acceleration control.
+  void GraspRigid_ResolvedRateAgainstResolvedAcceleration() {
+    const std::string path = kSource + "/scenarios/grasp_rigid.yaml";
+    const auto rate = simulate(path, {{"controllers", "[{type: capture, start: 0, law: resolved_rate, kp: 2, kd: 20}]"},
+                                      {"run.duration", "12"}});
+    const auto accel = simulate(path, {{"run.duration", "12"}});
+    const double e_rate = maxAbs(channel(*rate, "plan.ee_error")), e_accel = maxAbs(channel(*accel, "plan.ee_error"));
+    qInfo("hand error to the plan: resolved rate %.2e m, resolved acceleration %.2e m", e_rate, e_accel);
+    QVERIFY(std::any_of(rate->events().begin(), rate->events().end(), [](const SimulationEvent& e) { return e.kind == "capture"; }));
+    QVERIFY(e_rate < 0.01);
+    QVERIFY(e_accel < e_rate);
+  }
+
   // Zero reaction manoeuvre: the hand moves (towards the plan, within the reaction null space)
   // while the floating bus does not turn: < 0.05° (issue 6), with no attitude actuator at all.
   void Reactionless_BusDoesNotTurn() {
