@@ -175,6 +175,29 @@ void CaptureController::update(ControlContext& ctx) {
   A_ = J(Eigen::all, joints_);
   if (!free_.empty()) A_.noalias() -= J(Eigen::all, free_) * react;
 
+  if (c.law == "transpose_jacobian") {
+    // Transpose-Jacobian control (Craig; SPART's example law): a Cartesian spring and damper at
+    // the hand, F = force_kp (r_ref - r) + force_kd (ṙ_ref - ṙ) [N], mapped to the joints by the
+    // generalized Jacobian, τ = Aᵀ F, with joint damping (posture_kd, scaled by H_jj). No model in
+    // the loop: the simplest law, and the least precise.
+    const Vector3 F = c.force_kp * (ref.position - r) + c.force_kd * (ref.velocity - rd);
+    const Eigen::VectorXd tau_m = A_.transpose() * F;
+    for (Eigen::Index k = 0; k < nj; ++k) {
+      const int i = joints_[k];
+      ctx.tau[i] = tau_m[k] - c.posture_kd * H_(i, i) * ctx.v[i];
+    }
+    ctx.ddq = nullptr;
+    if (attitude_.active()) {
+      // The bus still held, its torque from the same dynamics with these joint torques.
+      x_ = ctx.tau;
+      attitude_.prescribe(ctx, x_);
+      const std::vector<int> bus{3, 4, 5};
+      const Eigen::VectorXd& tau = hybridDynamics(m, d, ctx.q, ctx.v, x_, bus, ctx.fext);
+      if (!attitude_.limit(tau, ctx)) ctx.ddq = &d.ddq;
+    }
+    return;
+  }
+
   Eigen::VectorXd ddqm;
   if (reactionless_) {
     // Zero reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to -ω (its rate

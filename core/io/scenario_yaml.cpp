@@ -224,7 +224,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "post_kp", "post_kd", "reactionless", "law"}, w);
+                      "hold", "post_kp", "post_kd", "reactionless", "law", "force_kp", "force_kd"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -232,7 +232,9 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
         cap.matching = r.choice(c["matching"], {"position", "position_velocity", "position_velocity_acceleration"},
                                 w + ".matching");
       }
-      if (c["law"].IsDefined()) cap.law = r.choice(c["law"], {"resolved_acceleration", "resolved_rate"}, w + ".law");
+      if (c["law"].IsDefined()) {
+        cap.law = r.choice(c["law"], {"resolved_acceleration", "resolved_rate", "transpose_jacobian"}, w + ".law");
+      }
       auto positive = [&](const char* key, double& value) {
         if (c[key].IsDefined()) value = r.positive(c[key], w + "." + key);
       };
@@ -255,6 +257,8 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       nonNegative("hold", cap.hold);
       nonNegative("post_kp", cap.post_kp);
       nonNegative("post_kd", cap.post_kd);
+      nonNegative("force_kp", cap.force_kp);
+      nonNegative("force_kd", cap.force_kd);
       if (c["reactionless"].IsDefined()) cap.reactionless = r.boolean(c["reactionless"], w + ".reactionless");
       if (cap.reactionless && s.chaser.attitude_control && s.chaser.attitude_control->active()) {
         r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: drop "
@@ -601,7 +605,8 @@ std::string scenarioToYaml(const Scenario& s) {
         << cap.tolerance << YAML::Key << "speed_tolerance" << YAML::Value << cap.speed_tolerance
         << YAML::Key << "hold" << YAML::Value << cap.hold << YAML::Key << "post_kp"
         << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
-        << YAML::Key << "law" << YAML::Value << cap.law
+        << YAML::Key << "law" << YAML::Value << cap.law << YAML::Key << "force_kp" << YAML::Value
+        << cap.force_kp << YAML::Key << "force_kd" << YAML::Value << cap.force_kd
         << YAML::Key << "reactionless" << YAML::Value << cap.reactionless;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"

@@ -84,7 +84,8 @@ struct ControllerSpec {
   // kCapture (start, kp, kd above are shared: plan start time; Cartesian error dynamics)
   struct Capture {
     std::string matching = "position_velocity_acceleration";  // position | position_velocity | ...
-    std::string law = "resolved_acceleration";      // | resolved_rate (see control/capture_controller)
+    std::string law = "resolved_acceleration";      // | resolved_rate | transpose_jacobian
+    double force_kp = 1000, force_kd = 1000;        // [N/m, N s/m] transpose_jacobian's spring, damper
     double w_u = 100, w_1 = 1;                      // planner weights (notes A8 defaults)
     double horizon = 120;                           // [s] largest capture time searched
     double posture_kp = 0.25, posture_kd = 1.0;     // [1/s², 1/s] null-space pull to the start pose

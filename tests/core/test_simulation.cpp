@@ -388,9 +388,10 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(*sim, "energy.error")) < 1e-5 * maxAbs(channel(*sim, "energy.input_work")));
   }
 
-  // Resolved motion-rate control on the same grasp: it also closes within 1 cm of the plan, but
-  // without the acceleration feed-forward it lags more than resolved-acceleration control.
-  void GraspRigid_ResolvedRateAgainstResolvedAcceleration() {
+  // Resolved motion-rate and transpose-Jacobian control on the same grasp: they also close within
+  // 1 cm of the plan, but without the acceleration feed-forward they lag more than
+  // resolved-acceleration control.
+  void GraspRigid_ThreeLaws() {
     const std::string path = kSource + "/scenarios/grasp_rigid.yaml";
     const auto rate = simulate(path, {{"controllers", "[{type: capture, start: 0, law: resolved_rate, kp: 2, kd: 20}]"},
                                       {"run.duration", "12"}});
@@ -400,6 +401,14 @@ class TestSimulation : public QObject {
     QVERIFY(std::any_of(rate->events().begin(), rate->events().end(), [](const SimulationEvent& e) { return e.kind == "capture"; }));
     QVERIFY(e_rate < 0.01);
     QVERIFY(e_accel < e_rate);
+    // Transpose-Jacobian control: no model in the loop; stiff gains bring it within 1 cm too.
+    const auto tj = simulate(path, {{"controllers", "[{type: capture, start: 0, law: transpose_jacobian, "
+                                                    "force_kp: 3000, force_kd: 3000}]"}, {"run.duration", "12"}});
+    const double e_tj = maxAbs(channel(*tj, "plan.ee_error"));
+    qInfo("transpose Jacobian: %.2e m", e_tj);
+    QVERIFY(std::any_of(tj->events().begin(), tj->events().end(), [](const SimulationEvent& e) { return e.kind == "capture"; }));
+    QVERIFY(e_tj < 0.01);
+    QVERIFY(e_accel < e_tj);
   }
 
   // Zero reaction manoeuvre: the hand moves (towards the plan, within the reaction null space)
