@@ -48,6 +48,7 @@ class CaptureController final : public Controller {
   // the bus' rotation damped (torque -kd H_ωω ω, limited: detumbling).
   void attach(const Eigen::VectorXd& q);
   bool attached() const { return attached_; }
+  bool drivesJoints(double t) const override { return t >= spec_.start; }
   // The plan (null before the start time).
   const CapturePlan* plan() const { return plan_.get(); }
   double start() const { return spec_.start; }

@@ -40,6 +40,12 @@ class Controller {
     (void)k, (void)t, (void)position;
     return false;
   }
+  // Whether this controller drives the joints itself at t, overriding the joint paths (whose
+  // references then no longer apply).
+  virtual bool drivesJoints(double t) const {
+    (void)t;
+    return false;
+  }
   // The planned end-effector position at t (inertial), if this controller plans one.
   virtual bool handReference(double t, Vector3& position) const {
     (void)t, (void)position;

@@ -1,5 +1,6 @@
 #include "core/sim/simulation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -426,8 +427,12 @@ void Simulation::Impl::record() {
       bool driven = false;
       for (const auto& ctl : controllers) driven = driven || ctl->reference(iv, t, ref);
       if (driven) {
-        put(ref);
-        put(ref - pos);
+        // Once a capture controller has taken the joints over, their paths no longer apply: the
+        // reference and error are left empty (NaN).
+        const bool overridden = std::any_of(controllers.begin(), controllers.end(),
+                                            [&](const auto& ctl) { return ctl->drivesJoints(t); });
+        put(overridden ? NAN : ref);
+        put(overridden ? NAN : ref - pos);
       }
       // Events: position limits and effort saturation, seen at the recording instants.
       if (j.nq == j.nv) {

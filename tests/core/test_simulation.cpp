@@ -459,6 +459,21 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(*weak, "joint.joint2.error")) < 1e-8);
   }
 
+  // A joint path, then a capture from t = 4 s: the path's reference and error are recorded while
+  // it drives the joints and left empty (NaN) once the capture has taken them over.
+  void CaptureTakesOverFromJointPath() {
+    const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
+                              {{"controllers", "[{type: joint_trajectory, duration: 4, target: {joint1: 0.1}},"
+                                               " {type: capture, start: 4}]"},
+                               {"run.duration", "6"}});
+    const auto& t = channel(*sim, "time");
+    const auto& err = channel(*sim, "joint.joint1.error");
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] < 4) QVERIFY(std::isfinite(err[k]) && std::abs(err[k]) < 1e-8);
+      else QVERIFY(std::isnan(err[k]));
+    }
+  }
+
   // Two paths for one joint at the same time: rejected at construction, naming the joint.
   void OverlappingPaths_Rejected() {
     Files f;
