@@ -251,14 +251,24 @@ void CaptureController::update(ControlContext& ctx) {
 void CaptureController::postCapture(ControlContext& ctx) {
   // Collocated, passive laws (the composite now carries the debris at the tip of possibly
   // flexible segments, where a computed-torque law that prescribes accelerations would excite
-  // the modes): joint torques -H_jj (post_kd q̇ + post_kp (q - q_grasp)), and bus torques
+  // the modes): joint torques -I_j (post_kd q̇ + post_kp (q - q_grasp)), and bus torques
   // -kd H_ωω ω (kd of chaser.attitude_control; H_ωω: the whole system's locked inertia about the
   // bus), limited.
+  // I_j = 1 / (H⁻¹)_jj is the joint's apparent inertia, the one it feels with every other
+  // coordinate free, so that post_kd [1/s] is the rate of the fastest motion the damper acts on.
+  // (The locked inertia H_jj is the debris' own for the joints of a rigid arm, but on a flexible
+  // arm a joint at a segment's tip also pushes on that tip's small modal inertia: damping scaled
+  // by H_jj then puts an eigenvalue near -post_kd H_jj / I_tip, ~10⁴ s⁻¹ here, which made the
+  // detumbling of the flexible chaser stiff — 8x slower — and chatter under a sampled control.)
   const ControllerSpec::Capture& c = spec_.capture;
   const Eigen::MatrixXd& H = massMatrix(ctx.model, ctx.data, ctx.q);
+  llt_.compute(H);
   for (std::size_t k = 0; k < joints_.size(); ++k) {
     const int i = joints_[k];
-    ctx.tau[i] = -H(i, i) * (c.post_kd * ctx.v[i] + c.post_kp * (ctx.q[joints_q_[k]] - hold_[static_cast<Eigen::Index>(k)]));
+    unit_.setZero(H.rows());
+    unit_[i] = 1;
+    const double inertia = 1 / llt_.solve(unit_)[i];
+    ctx.tau[i] = -inertia * (c.post_kd * ctx.v[i] + c.post_kp * (ctx.q[joints_q_[k]] - hold_[static_cast<Eigen::Index>(k)]));
   }
   if (attitude_.active()) {
     const double lim = attitude_.settings().torque_limit;

@@ -75,7 +75,7 @@ class CaptureController final : public Controller {
   bool attached_ = false;
   Eigen::VectorXd hold_;             // joint positions at the grasp
   // Scratch.
-  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_;
+  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_;
   Eigen::MatrixXd H_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::MatrixXd A_;

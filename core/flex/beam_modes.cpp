@@ -271,6 +271,8 @@ std::string modeName(ModeFamily f, int index) {
   return base + std::to_string(index);
 }
 
+}  // namespace
+
 Eigen::MatrixXd modalDamping(const Eigen::MatrixXd& K, const Eigen::VectorXd& omega,
                              const Eigen::VectorXd& xi) {
   // D_jj = 2 ξ_j ω_j m_j with the modal mass m_j = K_jj / ω_j².
@@ -280,7 +282,6 @@ Eigen::MatrixXd modalDamping(const Eigen::MatrixXd& K, const Eigen::VectorXd& om
   }
   return D;
 }
-}  // namespace
 
 FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam,
                               const Vector3& root, const Matrix3& R, double damping_ratio,

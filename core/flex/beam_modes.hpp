@@ -88,6 +88,9 @@ SegmentModes computeSegmentModes(const BeamProperties& beam, const TipLoad& load
 
 namespace grapple::core {
 
+// Diagonal modal damping D_jj = 2 ξ_j ω_j m_j, the modal mass m_j = K_jj / ω_j².
+Eigen::MatrixXd modalDamping(const Eigen::MatrixXd& K, const Eigen::VectorXd& omega, const Eigen::VectorXd& xi);
+
 // The flexible-body data of a segment (model/flexible.hpp) from its modes: the beam starts at
 // `root` and runs along +x of its link frame, which sits in the body frame with rotation
 // R_body_link. damping_ratio: modal damping ξ of every mode.

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/flex/beam_modes.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/yaml_util.hpp"
 #include "core/math/rotation.hpp"
@@ -134,7 +135,8 @@ void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
 
 void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "chaser";
-  r.checkKeys(n, {"robot", "base_mode", "flex_model", "initial", "thrusters", "attitude_control"}, w);
+  r.checkKeys(n, {"robot", "base_mode", "flex_model", "structural_damping", "initial", "thrusters", "attitude_control"},
+              w);
   if (const YAML::Node a = n["attitude_control"]; a.IsDefined()) {
     const std::string wa = w + ".attitude_control";
     r.checkKeys(a, {"kp", "kd", "torque_limit"}, wa);
@@ -165,6 +167,11 @@ void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   if (n["flex_model"].IsDefined()) {
     c.flex_model = flexModelFromName(r.choice(n["flex_model"], {"flex", "flex-M", "flex-M-printed", "flex-MA", "flex-MR"},
                                               w + ".flex_model"));
+  }
+  if (n["structural_damping"].IsDefined()) {
+    const double z = r.nonNegative(n["structural_damping"], w + ".structural_damping");
+    if (z >= 1) r.fail(n["structural_damping"], w + ".structural_damping: expected a damping ratio ξ in [0, 1), got " + std::to_string(z));
+    c.structural_damping = z;
   }
   if (const YAML::Node i = n["initial"]; i.IsDefined()) {
     const std::string wi = w + ".initial";
@@ -422,6 +429,12 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   // A bad robot file reports its own file and line.
   out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model);
   out.model.gravity_W = s.gravity;
+  if (s.chaser.structural_damping) {
+    for (FlexibleBody& f : out.model.flex) {
+      if (f.nf == 0 || !f.D.isZero(0.0)) continue;
+      f.D = modalDamping(f.K, f.frequency, Eigen::VectorXd::Constant(f.nf, *s.chaser.structural_damping));
+    }
+  }
   checkAgainstModel(r, doc, s, out.model);
   return out;
 }
@@ -476,6 +489,7 @@ std::string scenarioToYaml(const Scenario& s) {
   e << YAML::Key << "robot" << YAML::Value << c.robot;
   if (c.base_mode) e << YAML::Key << "base_mode" << YAML::Value << std::string(baseModeName(*c.base_mode));
   if (c.flex_model) e << YAML::Key << "flex_model" << YAML::Value << std::string(flexModelName(*c.flex_model));
+  if (c.structural_damping) e << YAML::Key << "structural_damping" << YAML::Value << *c.structural_damping;
   if (c.attitude_control) {
     const auto& ac = *c.attitude_control;
     e << YAML::Key << "attitude_control" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "kp"

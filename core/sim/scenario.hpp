@@ -31,6 +31,9 @@ struct ChaserSpec {
   std::string robot_path;                         // resolved path
   std::optional<BaseMode> base_mode;              // overrides the robot file
   std::optional<FlexModel> flex_model;            // overrides the robot file
+  // Modal damping ratio ξ given to every flexible body whose modes have none in the robot file
+  // (the thesis' arm segments are undamped; real structures have some).
+  std::optional<double> structural_damping;
   ChaserInitialState initial;
   // The bus' force and torque made by thrusters: fuel by the thesis' eq. 9.1,
   // m_fuel = ∫ ‖f_b + n_b / d‖ dt / (g0 Isp). Absent: no fuel counted (reaction wheels).

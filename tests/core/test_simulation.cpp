@@ -98,10 +98,12 @@ class TestSimulation : public QObject {
     QVERIFY(unit < 1e-9);
   }
 
-  // The rigid capture scenario: the servo's torques are internal (momentum stays constant) and the
-  // energy the joints put in is the energy the system gains.
+  // The rigid capture mission's unfolding, the bus floating and the law continuous: the joints'
+  // torques are internal (momentum stays constant) and the energy they put in is the energy the
+  // system gains.
   void DrivenRigid_MomentumZeroAndWorkEqualsEnergy() {
-    const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "10"}});
+    const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml",
+                              {{"run.duration", "10"}, {"run.control_rate", "0"}, {"chaser.attitude_control", "{kp: 0, kd: 0}"}});
     QVERIFY(sim->failure().empty());
     double p = 0;
     for (const char* c : {"momentum.px", "momentum.py", "momentum.pz", "momentum.Lx", "momentum.Ly", "momentum.Lz"}) {
@@ -139,6 +141,38 @@ class TestSimulation : public QObject {
     }
   }
 
+  // The whole missions of capture_rigid.yaml and capture_flexible.yaml (unfold with the bus held,
+  // plan, approach, grasp, detumble) against issue 6's acceptance: the hand within 1 cm of the
+  // plan; on the rigid chaser the bus within 0.3 deg until the grasp on torques within 5 N m; on
+  // the flexible one a stable run that grasps. Both bring the composite close to rest.
+  void CaptureMissions_MeetTheAcceptance() {
+    for (const char* name : {"capture_rigid", "capture_flexible"}) {
+      const auto sim = simulate(kSource + "/scenarios/" + name + ".yaml");
+      QVERIFY2(sim->failure().empty(), sim->failure().c_str());
+      const auto grasp = std::find_if(sim->events().begin(), sim->events().end(),
+                                      [](const SimulationEvent& e) { return e.kind == "capture"; });
+      QVERIFY2(grasp != sim->events().end(), name);
+      const auto& t = channel(*sim, "time");
+      const auto& att = channel(*sim, "base.attitude_error");
+      double drift_to_grasp = 0;
+      for (std::size_t k = 0; k < t.size() && t[k] <= grasp->time; ++k) drift_to_grasp = std::max(drift_to_grasp, std::abs(att[k]));
+      const double plan = maxAbs(channel(*sim, "plan.ee_error"));
+      double bus = 0, joints = 0, rate = 0;
+      for (const char* c : {"base.tx", "base.ty", "base.tz"}) bus = std::max(bus, maxAbs(channel(*sim, c)));
+      for (int j = 1; j <= 6; ++j) joints = std::max(joints, maxAbs(channel(*sim, ("joint.joint" + std::to_string(j) + ".torque").c_str())));
+      for (const char* c : {"base.wx", "base.wy", "base.wz"}) rate = std::max(rate, std::abs(channel(*sim, c).back()));
+      qInfo("%s: plan at %.2f s, grasp at %.2f s; hand error to the plan %.2e m; bus %.4f deg until the grasp; "
+            "torques: bus %.2f N m, joints %.1f N m; composite rate at the end %.4f deg/s",
+            name, sim->plannedCaptureTime(), grasp->time, plan, drift_to_grasp, bus, joints, rate);
+      QVERIFY(grasp->time > 40 && grasp->time < sim->plannedCaptureTime() + 2);
+      QVERIFY(plan < 0.01);
+      QVERIFY(bus <= 5 + 1e-12);
+      QVERIFY(joints <= 200 + 1e-12);
+      QVERIFY(rate < 0.05);  // [deg/s], from the debris' 4 deg/s
+      if (std::string(name) == "capture_rigid") QVERIFY(drift_to_grasp < 0.3);
+    }
+  }
+
   // Same scenario, same settings: the same bits in every channel.
   void Reruns_AreBitIdentical() {
     const std::string path = kSource + "/scenarios/capture_flexible.yaml";
@@ -159,7 +193,7 @@ class TestSimulation : public QObject {
   void DefaultEndEffector_IsTheDeepestBody() {
     const std::string path = kSource + "/scenarios/capture_flexible.yaml";
     const auto a = simulate(path, {{"run.duration", "0.2"}});
-    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: rk43, rtol: 1.0e-6, atol: 1.0e-8}"}});
+    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: rk43, rtol: 1.0e-6, atol: 1.0e-8, control_rate: 100}"}});
     QVERIFY(channel(*a, "ee.x") == channel(*b, "ee.x"));
     QVERIFY(channel(*a, "ee.z") == channel(*b, "ee.z"));
   }
@@ -170,7 +204,9 @@ class TestSimulation : public QObject {
     const auto& e = channel(*sim, "debris.rotational_energy");
     QVERIFY(e.front() > 1);
     QVERIFY(drift(e) < 1e-9 * e.front());
-    QVERIFY(drift(channel(*sim, "debris.qx")) > 0.1);
+    double turned = 0;
+    for (const char* c : {"debris.qw", "debris.qx", "debris.qy", "debris.qz"}) turned = std::max(turned, drift(channel(*sim, c)));
+    QVERIFY(turned > 0.1);
     QVERIFY(std::abs(sim->debris().Q_WB.norm() - 1) < 1e-9);
   }
 
@@ -343,7 +379,7 @@ class TestSimulation : public QObject {
     QVERIFY(std::abs(fuel - impulse / (9.81 * 220)) < 0.02 * fuel);
     double rate = 0;
     for (const char* c : {"base.wx", "base.wy", "base.wz"}) rate = std::max(rate, std::abs(channel(*sim, c).back()));
-    QVERIFY(rate < 0.01);  // [deg/s], from the debris' 4 deg/s
+    QVERIFY(rate < 0.02);  // [deg/s], from the debris' 4 deg/s
     for (int j = 1; j <= 6; ++j) {
       QVERIFY(std::abs(channel(*sim, ("joint.joint" + std::to_string(j) + ".velocity").c_str()).back()) < 0.01);
     }
@@ -442,10 +478,15 @@ class TestSimulation : public QObject {
   // Attitude hold under a joint path: with enough torque the bus stays put while the arm unfolds
   // (the feed-forward cancels the reaction); with 5 N m it turns, but less than floating freely.
   void JointPathWithAttitudeHold() {
+    // The rigid mission's unfolding in 20 s instead of 40 (4x the reaction), the law continuous.
     const std::string path = kSource + "/scenarios/capture_rigid.yaml";
-    const auto strong = simulate(path, {{"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1000}"}});
-    const auto weak = simulate(path, {{"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 5}"}});
-    const auto free = simulate(path);
+    const std::pair<std::string, std::string> unfold{
+        "controllers", "[{type: joint_trajectory, duration: 20, kp: 0.487, kd: 0.987,"
+                       " target: {joint1: 0, joint2: 2.1, joint3: -1.6, joint4: -0.5, joint5: 0, joint6: 0}}]"};
+    const std::pair<std::string, std::string> duration{"run.duration", "30"}, continuous{"run.control_rate", "0"};
+    const auto strong = simulate(path, {unfold, duration, continuous, {"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1000}"}});
+    const auto weak = simulate(path, {unfold, duration, continuous, {"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 5}"}});
+    const auto free = simulate(path, {unfold, duration, continuous, {"chaser.attitude_control", "{kp: 0, kd: 0}"}});
     const double a_strong = maxAbs(channel(*strong, "base.attitude_error"));
     const double a_weak = maxAbs(channel(*weak, "base.attitude_error"));
     const double a_free = maxAbs(channel(*free, "base.attitude_error"));
