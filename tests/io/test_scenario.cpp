@@ -110,6 +110,34 @@ class TestScenario : public QObject {
             1e-15 * (1 + a.scenario.debris.initial.w_B.norm()));
     QVERIFY(b.scenario.chaser.initial.joint_position == a.scenario.chaser.initial.joint_position);
     QVERIFY(b.scenario.chaser.initial.mode_position == a.scenario.chaser.initial.mode_position);
+    QVERIFY(b.scenario.chaser.structural_damping == a.scenario.chaser.structural_damping);
+  }
+
+  // chaser.structural_damping gives D = 2 ξ ω m to the modes that have none (the arm segments of
+  // robots/chaser.yaml) and leaves the arrays' own 0.005 alone; ξ must be in [0, 1).
+  void StructuralDamping() {
+    const std::string path = kSource + "/scenarios/capture_flexible.yaml";
+    const LoadedScenario none = loadScenario(path, {{"chaser.structural_damping", "0"}});
+    const LoadedScenario some = loadScenario(path, {{"chaser.structural_damping", "0.02"}});
+    int damped = 0;
+    for (std::size_t b = 0; b < some.model.flex.size(); ++b) {
+      const auto& f0 = none.model.flex[b];
+      const auto& f1 = some.model.flex[b];
+      if (f1.nf == 0) continue;
+      if (f0.D.isZero(0.0)) {
+        ++damped;
+        for (int j = 0; j < f1.nf; ++j) {
+          // ξ = D_jj / (2 ω_j m_j), m_j = K_jj / ω_j²
+          const double xi = f1.D(j, j) * f1.frequency[j] / (2 * f1.K(j, j));
+          QVERIFY(std::abs(xi - 0.02) < 1e-12);
+        }
+      } else {
+        QVERIFY(f1.D == f0.D);
+      }
+    }
+    QCOMPARE(damped, 2);  // the two flexible arm segments
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"chaser.structural_damping", "1.5"}}), path, 0, "damping ratio");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"chaser.structural_damping", "-0.1"}}), path, 0, "structural_damping");
   }
 
   void Overrides_ChangeFieldsAndAreValidated() {
