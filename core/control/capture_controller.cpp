@@ -60,7 +60,7 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
   }
   joints_ = v;
   joints_q_ = q;
-  if (attitude_.active()) prescribed_ = {3, 4, 5};
+  if (attitude_.prescribes()) prescribed_ = {3, 4, 5};
   prescribed_.insert(prescribed_.end(), joints_.begin(), joints_.end());
   for (int k = 0; k < m.nv; ++k) {
     if (!std::binary_search(prescribed_.begin(), prescribed_.end(), k)) free_.push_back(k);
@@ -146,15 +146,21 @@ void CaptureController::update(ControlContext& ctx) {
   Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
   for (const FlexibleBody& f : m.flex) J.middleCols(f.idx_v, f.nf).setZero();
 
-  // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
-  // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q)).
-  x_ = ctx.tau;
-  if (attitude_.active()) attitude_.prescribe(ctx, x_);
   // One mass matrix and one bias vector serve the whole law: the block solution of the hybrid
   // dynamics, H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p (p: the prescribed coordinates,
   // f: the free ones — base translation, base rotation if not held, modes).
   H_ = massMatrix(m, d, ctx.q);
   h_ = nonlinearEffects(m, d, ctx.q, ctx.v, ctx.fext);
+  // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
+  // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q));
+  // or, without feed-forward, the thesis' AOCS: a PD torque on a free bus.
+  x_ = ctx.tau;
+  if (attitude_.prescribes()) {
+    attitude_.prescribe(ctx, x_);
+  } else if (attitude_.active()) {
+    attitude_.torque(ctx, H_, x_);
+    ctx.tau.segment<3>(3) = x_.segment<3>(3);
+  }
   for (int k : joints_) x_[k] = 0;
   ddq_.setZero(m.nv);
   ddq_(prescribed_) = x_(prescribed_);
@@ -186,15 +192,11 @@ void CaptureController::update(ControlContext& ctx) {
       const int i = joints_[k];
       ctx.tau[i] = tau_m[k] - c.posture_kd * H_(i, i) * ctx.v[i];
     }
-    ctx.ddq = nullptr;
-    if (attitude_.active()) {
-      // The bus still held, its torque from the same dynamics with these joint torques.
-      x_ = ctx.tau;
-      attitude_.prescribe(ctx, x_);
-      const std::vector<int> bus{3, 4, 5};
-      const Eigen::VectorXd& tau = hybridDynamics(m, d, ctx.q, ctx.v, x_, bus, ctx.fext);
-      if (!attitude_.limit(tau, ctx)) ctx.ddq = &d.ddq;
-    }
+    holdBusUnderJointTorques(ctx);
+    return;
+  }
+  if (c.law == "joint_pd") {
+    jointPd(ctx, ref, r);
     return;
   }
 
@@ -242,10 +244,58 @@ void CaptureController::update(ControlContext& ctx) {
   tau_full_(prescribed_) = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
   for (int k : joints_) ctx.tau[k] = tau_full_[k];
   ctx.ddq = &ddq_;
-  if (attitude_.active() && attitude_.limit(tau_full_, ctx)) {
+  if (attitude_.prescribes() && attitude_.limit(tau_full_, ctx)) {
     for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
     AttitudeHold::resolve(ctx, x_, joints_);
   }
+}
+
+void CaptureController::holdBusUnderJointTorques(ControlContext& ctx) {
+  ctx.ddq = nullptr;
+  if (!attitude_.prescribes()) return;  // the bus' PD torque (if any) is in ctx.tau already
+  // The bus held, its torque from the same dynamics with the joints' torques.
+  x_ = ctx.tau;
+  attitude_.prescribe(ctx, x_);
+  static const std::vector<int> bus{3, 4, 5};
+  const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, bus, ctx.fext);
+  if (!attitude_.limit(tau, ctx)) ctx.ddq = &ctx.data.ddq;
+}
+
+void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref, const Vector3& r) {
+  // The thesis' two loops (Ch. 8, spec/guidance_control.md §3.2-3.3). Outer loop (guidance): the
+  // hand's error turned into joint references by the damped inverse of the generalized Jacobian
+  // (the coordinated base + arm inversion of §8.1.2; the damping keeps the references smooth near
+  // singular poses, where the thesis' plain inversion made torque peaks): δq = A⁺(r_ref - r),
+  // q̇_ref = A⁺ ṙ_ref. Inner loop: a joint PD, decentralized (8.3) or centralized (8.2), the
+  // latter premultiplied by the joints' mass matrix D(q0) frozen at the start of the capture.
+  const ControllerSpec::Capture& c = spec_.capture;
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  const bool centralized = c.arm_pd == "centralized";
+  if (kp_.size() == 0) {
+    d0_ = H_(joints_, joints_);
+    // Defaults. Decentralized: the thesis' rigid multi-model synthesis (Table 8.2, "Multi"), the
+    // one complete set it prints. Table 9.1 lists proportional gains only (157, 471, 198, 84, 76,
+    // 0.002); with them and critically damped Kd the hand lags the plan by 6.7 cm on this model
+    // and never grasps, as with Table 9.1's centralized diagonals read as diag(D(q0) Kp) (10 cm).
+    // Centralized [ours]: every joint a critically damped ω = 4 rad/s loop (D(q0) scales them).
+    static const double kMultiKp[6] = {3803, 7246, 5575, 373, 3967, 0.006};
+    static const double kMultiKd[6] = {1973, 2507, 1822, 1222, 898, 0.03};
+    kp_.resize(nj);
+    kd_.resize(nj);
+    for (Eigen::Index k = 0; k < nj; ++k) {
+      const auto ks = static_cast<std::size_t>(k);
+      kp_[k] = !c.joint_kp.empty() ? c.joint_kp[ks] : centralized ? 16.0 : kMultiKp[k];
+      kd_[k] = !c.joint_kd.empty() ? c.joint_kd[ks] : centralized ? 8.0 : kMultiKd[k];
+    }
+  }
+  const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_);
+  const Eigen::VectorXd dq = Apinv * (ref.position - r);
+  const Eigen::VectorXd rate = Apinv * ref.velocity;
+  Eigen::VectorXd u(nj);
+  for (Eigen::Index k = 0; k < nj; ++k) u[k] = kp_[k] * dq[k] + kd_[k] * (rate[k] - ctx.v[joints_[k]]);
+  if (centralized) u = d0_ * u;
+  for (Eigen::Index k = 0; k < nj; ++k) ctx.tau[joints_[k]] = u[k];
+  holdBusUnderJointTorques(ctx);
 }
 
 void CaptureController::postCapture(ControlContext& ctx) {

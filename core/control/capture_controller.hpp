@@ -44,7 +44,7 @@ class CaptureController final : public Controller {
   bool handReference(double t, Vector3& position) const override;
   // The grasp has happened (the simulation attached the debris): from now on the post-capture law
   // brings the composite to rest with collocated, passive feedback — the joints held where they
-  // are (PD with post_kp, post_kd, scaled by the mass matrix' diagonal) and, with base control,
+  // are (PD with post_kp, post_kd, scaled by each joint's apparent inertia) and, with base control,
   // the bus' rotation damped (torque -kd H_ωω ω, limited: detumbling).
   void attach(const Eigen::VectorXd& q);
   bool attached() const { return attached_; }
@@ -56,6 +56,10 @@ class CaptureController final : public Controller {
  private:
   void makePlan(ControlContext& ctx);
   void postCapture(ControlContext& ctx);
+  void jointPd(ControlContext& ctx, const PointKinematics& ref, const Vector3& r);
+  // With the joints' torques in ctx.tau: the bus' (held: its acceleration prescribed, the torque
+  // solved and limited) and ctx.ddq.
+  void holdBusUnderJointTorques(ControlContext& ctx);
   Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& M) const;
 
 
@@ -74,6 +78,8 @@ class CaptureController final : public Controller {
   std::unique_ptr<CapturePlan> plan_;
   bool attached_ = false;
   Eigen::VectorXd hold_;             // joint positions at the grasp
+  Eigen::VectorXd kp_, kd_;          // joint_pd's gains (set at the start of the capture)
+  Eigen::MatrixXd d0_;               // joint_pd's D(q0)
   // Scratch.
   Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_;
   Eigen::MatrixXd H_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/dynamics/hybrid_dynamics.hpp"
+#include "core/dynamics/mass_matrix.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
 #include "core/control/capture_controller.hpp"
@@ -35,10 +36,18 @@ AttitudeHold::AttitudeHold(const Model& m, const ChaserSpec& chaser, const Eigen
   if (active_) reference_ = q0.segment<4>(3).normalized();
 }
 
-void AttitudeHold::prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const {
+Vector3 AttitudeHold::error(const ControlContext& ctx) const {
   const Vector4 Qe = quatMultiply(quatConjugate(reference_), ctx.q.segment<4>(3));
-  const Vector3 e = 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();  // small-angle rotation vector
-  x.segment<3>(3) = -settings_.kp * e - settings_.kd * ctx.v.segment<3>(3);
+  return 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();  // small-angle rotation vector
+}
+
+void AttitudeHold::prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const {
+  x.segment<3>(3) = -settings_.kp * error(ctx) - settings_.kd * ctx.v.segment<3>(3);
+}
+
+void AttitudeHold::torque(const ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const {
+  const Vector3 n = -H.block<3, 3>(3, 3) * (settings_.kp * error(ctx) + settings_.kd * ctx.v.segment<3>(3));
+  for (int k = 0; k < 3; ++k) x[3 + k] = std::clamp(n[k], -settings_.torque_limit, settings_.torque_limit);
 }
 
 bool AttitudeHold::limit(const Eigen::VectorXd& tau, ControlContext& ctx) const {
@@ -98,7 +107,7 @@ JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
     joints_.push_back(a.v_index);
   }
   std::sort(joints_.begin(), joints_.end());
-  if (hold_.active()) prescribed_ = {3, 4, 5};
+  if (hold_.prescribes()) prescribed_ = {3, 4, 5};
   prescribed_.insert(prescribed_.end(), joints_.begin(), joints_.end());
   std::sort(axes_.begin(), axes_.end(), [](const Axis& x, const Axis& y) { return x.v_index < y.v_index; });
   x_ = Eigen::VectorXd::Zero(m.nv);
@@ -133,11 +142,16 @@ void JointServo::update(ControlContext& ctx) {
     x_[a.v_index] = sp.acceleration + kd * (sp.velocity - ctx.v[a.v_index]) +
                     kp * (sp.position - ctx.q[a.q_index]);
   }
-  if (hold_.active()) hold_.prescribe(ctx, x_);
+  if (hold_.prescribes()) {
+    hold_.prescribe(ctx, x_);
+  } else if (hold_.active()) {
+    hold_.torque(ctx, massMatrix(ctx.model, ctx.data, ctx.q), x_);
+    ctx.tau.segment<3>(3) = x_.segment<3>(3);
+  }
   const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, prescribed_, ctx.fext);
   for (int k : joints_) ctx.tau[k] = tau[k];
   ctx.ddq = &ctx.data.ddq;
-  if (hold_.active() && hold_.limit(tau, ctx)) AttitudeHold::resolve(ctx, x_, joints_);
+  if (hold_.prescribes() && hold_.limit(tau, ctx)) AttitudeHold::resolve(ctx, x_, joints_);
 }
 
 std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m, const Scenario& scenario,

@@ -61,9 +61,14 @@ class AttitudeHold {
  public:
   AttitudeHold(const Model& model, const ChaserSpec& chaser, const Eigen::VectorXd& q0);
   bool active() const { return active_; }
+  // Whether the law prescribes the bus' acceleration (reaction fed forward); otherwise the bus
+  // gets the plain PD torque of torque() (the thesis' AOCS) and moves freely under it.
+  bool prescribes() const { return active_ && settings_.feedforward; }
   const ChaserSpec::AttitudeControl& settings() const { return settings_; }
   // x[3..5] = α for the state in ctx.
   void prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const;
+  // x[3..5] = the limited PD torque -H_ωω (kp e + kd ω), H the mass matrix at ctx.q.
+  void torque(const ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const;
   // Writes the limited bus torques (from tau, indexed by v) into ctx.tau; true if any was limited.
   bool limit(const Eigen::VectorXd& tau, ControlContext& ctx) const;
   // After a limit: the joints' torques solved again with the bus free under the torques it gets,
@@ -71,6 +76,7 @@ class AttitudeHold {
   static void resolve(ControlContext& ctx, Eigen::VectorXd& x, const std::vector<int>& joints);
 
  private:
+  Vector3 error(const ControlContext& ctx) const;  // rotation vector from the held attitude
   bool active_ = false;
   ChaserSpec::AttitudeControl settings_;
   Vector4 reference_ = Vector4(1, 0, 0, 0);

@@ -139,11 +139,12 @@ void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
               w);
   if (const YAML::Node a = n["attitude_control"]; a.IsDefined()) {
     const std::string wa = w + ".attitude_control";
-    r.checkKeys(a, {"kp", "kd", "torque_limit"}, wa);
+    r.checkKeys(a, {"kp", "kd", "torque_limit", "feedforward"}, wa);
     ChaserSpec::AttitudeControl ac;
     if (a["kp"].IsDefined()) ac.kp = r.nonNegative(a["kp"], wa + ".kp");
     if (a["kd"].IsDefined()) ac.kd = r.nonNegative(a["kd"], wa + ".kd");
     if (a["torque_limit"].IsDefined()) ac.torque_limit = r.positive(a["torque_limit"], wa + ".torque_limit");
+    if (a["feedforward"].IsDefined()) ac.feedforward = r.boolean(a["feedforward"], wa + ".feedforward");
     s.chaser.attitude_control = ac;
   }
   if (const YAML::Node t = n["thrusters"]; t.IsDefined()) {
@@ -231,7 +232,8 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "post_kp", "post_kd", "reactionless", "law", "force_kp", "force_kd"}, w);
+                      "hold", "post_kp", "post_kd", "reactionless", "law", "force_kp", "force_kd", "arm_pd",
+                      "joint_kp", "joint_kd"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -240,7 +242,16 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
                                 w + ".matching");
       }
       if (c["law"].IsDefined()) {
-        cap.law = r.choice(c["law"], {"resolved_acceleration", "resolved_rate", "transpose_jacobian"}, w + ".law");
+        cap.law = r.choice(c["law"], {"resolved_acceleration", "resolved_rate", "transpose_jacobian", "joint_pd"}, w + ".law");
+      }
+      if (c["arm_pd"].IsDefined()) cap.arm_pd = r.choice(c["arm_pd"], {"decentralized", "centralized"}, w + ".arm_pd");
+      for (const char* key : {"joint_kp", "joint_kd"}) {
+        if (!c[key].IsDefined()) continue;
+        std::vector<double>& g = std::string(key) == "joint_kp" ? cap.joint_kp : cap.joint_kd;
+        g = r.numbers(c[key], -1, w + "." + key);
+        for (double x : g) {
+          if (x < 0) r.fail(c[key], w + "." + key + ": gains must be >= 0");
+        }
       }
       auto positive = [&](const char* key, double& value) {
         if (c[key].IsDefined()) value = r.positive(c[key], w + "." + key);
@@ -393,6 +404,19 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
       for (std::size_t j = 0; j < k; ++j) {
         if (s.controllers[j].type == ControllerType::kCapture) r.fail(where, w + ": one capture controller at most");
       }
+      std::size_t n1 = 0;  // the 1-DOF joints the capture law drives
+      for (int b = 0; b < m.nbodies; ++b) n1 += m.joint[b].nv == 1 ? 1 : 0;
+      const ControllerSpec::Capture& cap = c.capture;
+      for (const auto& [key, g] : {std::pair{"joint_kp", &cap.joint_kp}, std::pair{"joint_kd", &cap.joint_kd}}) {
+        if (!g->empty() && g->size() != n1) {
+          r.fail(where[key], w + "." + key + ": expected " + std::to_string(n1) + " gains (one per joint of the robot), got " +
+                                 std::to_string(g->size()));
+        }
+      }
+      if (cap.law == "joint_pd" && cap.joint_kp.empty() && n1 != 6) {
+        r.fail(where, w + ": law joint_pd needs joint_kp (the default gains, thesis Table 8.2, are for 6 joints; the robot has " +
+                          std::to_string(n1) + ")");
+      }
     }
   }
   if (s.chaser.attitude_control && m.base_mode != BaseMode::kFloating) {
@@ -494,7 +518,8 @@ std::string scenarioToYaml(const Scenario& s) {
     const auto& ac = *c.attitude_control;
     e << YAML::Key << "attitude_control" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "kp"
       << YAML::Value << ac.kp << YAML::Key << "kd" << YAML::Value << ac.kd << YAML::Key << "torque_limit"
-      << YAML::Value << ac.torque_limit << YAML::EndMap;
+      << YAML::Value << ac.torque_limit << YAML::Key << "feedforward" << YAML::Value << ac.feedforward
+      << YAML::EndMap;
   }
   if (c.thrusters) {
     e << YAML::Key << "thrusters" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "isp"
@@ -621,7 +646,10 @@ std::string scenarioToYaml(const Scenario& s) {
         << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
         << YAML::Key << "law" << YAML::Value << cap.law << YAML::Key << "force_kp" << YAML::Value
         << cap.force_kp << YAML::Key << "force_kd" << YAML::Value << cap.force_kd
-        << YAML::Key << "reactionless" << YAML::Value << cap.reactionless;
+        << YAML::Key << "reactionless" << YAML::Value << cap.reactionless << YAML::Key << "arm_pd"
+        << YAML::Value << cap.arm_pd;
+      if (!cap.joint_kp.empty()) e << YAML::Key << "joint_kp" << YAML::Value << YAML::Flow << cap.joint_kp;
+      if (!cap.joint_kd.empty()) e << YAML::Key << "joint_kd" << YAML::Value << YAML::Flow << cap.joint_kd;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"
         << YAML::Value << YAML::BeginSeq;

@@ -49,6 +49,9 @@ struct ChaserSpec {
   struct AttitudeControl {
     double kp = 0.1, kd = 0.6;   // [1/s², 1/s]
     double torque_limit = 5;     // [N m] per axis (thesis Table 8.1)
+    // false: the thesis' AOCS, a plain PD torque -H_ωω (kp e + kd ω) (H_ωω: the locked inertia
+    // about the bus) that only reacts to the arm's reaction once the bus has turned.
+    bool feedforward = true;
     bool active() const { return kp > 0 || kd > 0; }
   };
   std::optional<AttitudeControl> attitude_control;
@@ -87,7 +90,14 @@ struct ControllerSpec {
   // kCapture (start, kp, kd above are shared: plan start time; Cartesian error dynamics)
   struct Capture {
     std::string matching = "position_velocity_acceleration";  // position | position_velocity | ...
-    std::string law = "resolved_acceleration";      // | resolved_rate | transpose_jacobian
+    std::string law = "resolved_acceleration";      // | resolved_rate | transpose_jacobian | joint_pd
+    // joint_pd (the thesis' Ch. 8 loops): guidance δq = A⁺(r_ref - r), q̇_ref = A⁺ ṙ_ref (A: the
+    // generalized Jacobian, damped), then a joint PD, decentralized τ = Kp δq + Kd (q̇_ref - q̇) or
+    // centralized τ = D(q0) (Kp δq + Kd (q̇_ref - q̇)), D(q0) the joints' mass matrix at the start.
+    // Empty gains (6 joints): decentralized, the thesis' Table 8.2 multi-model set; centralized,
+    // Kp 16 s^-2, Kd 8 s^-1 (ours: ω = 4 rad/s, critically damped).
+    std::string arm_pd = "decentralized";           // | centralized
+    std::vector<double> joint_kp, joint_kd;         // [N m/rad, N m s/rad] (centralized: [1/s², 1/s])
     double force_kp = 1000, force_kd = 1000;        // [N/m, N s/m] transpose_jacobian's spring, damper
     double w_u = 100, w_1 = 1;                      // planner weights (notes A8 defaults)
     double horizon = 120;                           // [s] largest capture time searched

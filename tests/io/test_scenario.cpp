@@ -189,6 +189,11 @@ class TestScenario : public QObject {
     const std::string servo = "  - type: joint_trajectory\n    duration: 5\n    target: {joint2: 1.0}\n";
     row("capture weight", mutated(servo, "  - {type: capture, w_u: -1}\n"), 16, "controllers[0].w_u: must be > 0");
     row("capture matching", mutated(servo, "  - {type: capture, matching: speed}\n"), 16, "position_velocity");
+    row("joint_pd gains", mutated(servo, "  - {type: capture, law: joint_pd, joint_kp: [1, 2]}\n"), 16,
+        "controllers[0].joint_kp: expected 6 gains");
+    row("arm_pd", mutated(servo, "  - {type: capture, arm_pd: central}\n"), 16, "centralized");
+    row("feedforward", mutated("  initial:\n    joints:", "  attitude_control: {feedforward: maybe}\n  initial:\n    joints:"),
+        5, "attitude_control.feedforward");
     row("capture twice", mutated(servo, "  - {type: capture}\n  - {type: capture}\n"), 17, "one capture controller at most");
     row("syntax error", mutated("name: test", "name: [test"), 3, "end of sequence flow not found");
     row("sequence for map", mutated("  initial:\n    joints:\n      joint2: {position: 0.5}\n", "  initial: [1, 2]\n"), 5, "chaser.initial");
