@@ -8,6 +8,7 @@
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
+#include "core/control/aerial_controller.hpp"
 #include "core/control/capture_controller.hpp"
 
 namespace grapple::core {
@@ -164,6 +165,9 @@ std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m, const S
     if (c.type == ControllerType::kJointTrajectory) servo = true;
   }
   if (servo) out.push_back(std::make_unique<JointServo>(m, specs, q0, scenario.chaser));
+  for (const ControllerSpec& c : specs) {
+    if (c.type == ControllerType::kAerial) out.push_back(std::make_unique<AerialController>(m, c, q0));
+  }
   for (const ControllerSpec& c : specs) {
     if (c.type == ControllerType::kCapture) out.push_back(std::make_unique<CaptureController>(m, c, scenario.chaser, scenario.debris.properties, ee_frame, q0));
   }

@@ -215,7 +215,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     const std::string w = "controllers[" + std::to_string(k) + "]";
     r.requireMap(c, w);
     ControllerSpec spec;
-    const std::string type = r.choice(r.require(c, "type", w), {"joint_trajectory", "torque_windows", "capture"}, w + ".type");
+    const std::string type = r.choice(r.require(c, "type", w), {"joint_trajectory", "torque_windows", "capture", "aerial"}, w + ".type");
     if (type == "joint_trajectory") {
       r.checkKeys(c, {"type", "profile", "start", "duration", "target", "kp", "kd"}, w);
       spec.type = ControllerType::kJointTrajectory;
@@ -281,6 +281,43 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       if (cap.reactionless && s.chaser.attitude_control && s.chaser.attitude_control->active()) {
         r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: drop "
                                       "chaser.attitude_control (or reactionless)");
+      }
+    } else if (type == "aerial") {
+      r.checkKeys(c, {"type", "rotors", "arm_length", "first_angle_deg", "k_t", "k_p", "max_rpm", "rotor_time_constant",
+                      "joint_time_constant", "kp", "kv", "waypoints"}, w);
+      spec.type = ControllerType::kAerial;
+      ControllerSpec::Aerial& a = spec.aerial;
+      if (c["rotors"].IsDefined()) {
+        a.rotors = r.integer(c["rotors"], w + ".rotors");
+        if (a.rotors < 3 || a.rotors > 12) r.fail(c["rotors"], w + ".rotors: expected 3 to 12 rotors");
+      }
+      for (const auto& [key, value] : {std::pair{"arm_length", &a.arm_length}, std::pair{"k_t", &a.k_t},
+                                       std::pair{"k_p", &a.k_p}, std::pair{"max_rpm", &a.max_rpm},
+                                       std::pair{"rotor_time_constant", &a.rotor_time_constant},
+                                       std::pair{"joint_time_constant", &a.joint_time_constant}}) {
+        if (c[key].IsDefined()) *value = r.positive(c[key], w + "." + key);
+      }
+      if (c["first_angle_deg"].IsDefined()) a.first_angle_deg = r.number(c["first_angle_deg"], w + ".first_angle_deg");
+      for (const auto& [key, gains] : {std::pair{"kp", &a.kp}, std::pair{"kv", &a.kv}}) {
+        if (!c[key].IsDefined()) continue;
+        *gains = r.numbers(c[key], -1, w + "." + key);
+        for (double g : *gains) {
+          if (g < 0) r.fail(c[key], w + "." + key + ": gains must be >= 0");
+        }
+      }
+      const YAML::Node ws = r.require(c, "waypoints", w);
+      r.requireSequence(ws, w + ".waypoints");
+      if (ws.size() == 0) r.fail(ws, w + ".waypoints: expected at least one waypoint");
+      for (std::size_t j = 0; j < ws.size(); ++j) {
+        const std::string ww = w + ".waypoints[" + std::to_string(j) + "]";
+        r.checkKeys(ws[j], {"t", "position", "rpy_deg", "joints"}, ww);
+        ControllerSpec::Aerial::Waypoint p;
+        p.t = r.nonNegative(r.require(ws[j], "t", ww), ww + ".t");
+        if (!a.waypoints.empty() && !(p.t > a.waypoints.back().t)) r.fail(ws[j]["t"], ww + ".t: waypoint times must increase");
+        if (ws[j]["position"].IsDefined()) p.position = r.vector3(ws[j]["position"], ww + ".position");
+        if (ws[j]["rpy_deg"].IsDefined()) p.rpy_deg = r.vector3(ws[j]["rpy_deg"], ww + ".rpy_deg");
+        if (ws[j]["joints"].IsDefined()) p.joints = r.numbers(ws[j]["joints"], -1, ww + ".joints");
+        a.waypoints.push_back(p);
       }
     } else {
       r.checkKeys(c, {"type", "windows"}, w);
@@ -397,6 +434,33 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
       const int b = m.bodyOfJoint(c.windows[j].joint);
       if (b < 0) unknown(where["windows"][j]["joint"], "controllers[" + std::to_string(k) + "].windows", c.windows[j].joint, joints);
       if (m.joint[b].nv != 1) r.fail(where["windows"][j], "controllers: torque windows drive 1-DOF joints");
+    }
+    if (c.type == ControllerType::kAerial) {
+      const std::string w = "controllers[" + std::to_string(k) + "]";
+      if (m.base_mode != BaseMode::kFlying) r.fail(where, w + ": an aerial controller drives a flying base (base_mode: flying)");
+      if (!(s.run.control_rate > 0)) {
+        r.fail(where, w + ": an aerial controller runs sampled, with its motors' lag: set run.control_rate (e.g. 500 Hz)");
+      }
+      std::size_t n1 = 0;
+      for (int b = 0; b < m.nbodies; ++b) {
+        if (m.joint[b].nv == 1) ++n1;
+        if (b > 0 && m.joint[b].nv > 1) r.fail(where, w + ": an aerial controller drives 1-DOF joints only");
+      }
+      if (static_cast<int>(n1) + 6 != m.nv) r.fail(where, w + ": an aerial controller needs a rigid robot");
+      const ControllerSpec::Aerial& a = c.aerial;
+      for (const auto& [key, g] : {std::pair{"kp", &a.kp}, std::pair{"kv", &a.kv}}) {
+        if (g->size() != 6 + n1) {
+          r.fail(where[key].IsDefined() ? where[key] : where, w + "." + key + ": expected " + std::to_string(6 + n1) +
+                                                              " gains (x y z roll pitch yaw, then one per joint), got " +
+                                                              std::to_string(g->size()));
+        }
+      }
+      for (std::size_t j = 0; j < a.waypoints.size(); ++j) {
+        if (!a.waypoints[j].joints.empty() && a.waypoints[j].joints.size() != n1) {
+          r.fail(where["waypoints"][j]["joints"], w + ".waypoints[" + std::to_string(j) + "].joints: expected " +
+                                                      std::to_string(n1) + " joint angles, got " + std::to_string(a.waypoints[j].joints.size()));
+        }
+      }
     }
     if (c.type == ControllerType::kCapture) {
       const std::string w = "controllers[" + std::to_string(k) + "]";
@@ -650,6 +714,29 @@ std::string scenarioToYaml(const Scenario& s) {
         << YAML::Value << cap.arm_pd;
       if (!cap.joint_kp.empty()) e << YAML::Key << "joint_kp" << YAML::Value << YAML::Flow << cap.joint_kp;
       if (!cap.joint_kd.empty()) e << YAML::Key << "joint_kd" << YAML::Value << YAML::Flow << cap.joint_kd;
+    } else if (cs.type == ControllerType::kAerial) {
+      const auto& a = cs.aerial;
+      e << YAML::Key << "type" << YAML::Value << "aerial" << YAML::Key << "rotors" << YAML::Value << a.rotors
+        << YAML::Key << "arm_length" << YAML::Value << a.arm_length << YAML::Key << "first_angle_deg" << YAML::Value
+        << a.first_angle_deg << YAML::Key << "k_t" << YAML::Value << a.k_t << YAML::Key << "k_p" << YAML::Value << a.k_p
+        << YAML::Key << "max_rpm" << YAML::Value << a.max_rpm << YAML::Key << "rotor_time_constant" << YAML::Value
+        << a.rotor_time_constant << YAML::Key << "joint_time_constant" << YAML::Value << a.joint_time_constant
+        << YAML::Key << "kp" << YAML::Value << YAML::Flow << a.kp << YAML::Key << "kv" << YAML::Value << YAML::Flow
+        << a.kv << YAML::Key << "waypoints" << YAML::Value << YAML::BeginSeq;
+      for (const auto& p : a.waypoints) {
+        e << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << p.t;
+        if (p.position) {
+          e << YAML::Key << "position" << YAML::Value;
+          emitVector(e, *p.position);
+        }
+        if (p.rpy_deg) {
+          e << YAML::Key << "rpy_deg" << YAML::Value;
+          emitVector(e, *p.rpy_deg);
+        }
+        if (!p.joints.empty()) e << YAML::Key << "joints" << YAML::Value << YAML::Flow << p.joints;
+        e << YAML::EndMap;
+      }
+      e << YAML::EndSeq;
     } else {
       e << YAML::Key << "type" << YAML::Value << "torque_windows" << YAML::Key << "windows"
         << YAML::Value << YAML::BeginSeq;

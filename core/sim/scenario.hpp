@@ -72,6 +72,8 @@ enum class ControllerType {
   kTorqueWindows,    // prescribed joint torques: amplitude sin(t / divisor) inside time windows
   kCapture,          // capture of the debris' grasp point: a Ch. 7 planner and end-effector
                      // tracking by resolved acceleration through the free-floating dynamics
+  kAerial,           // multirotor + arm under gravity (Kremer et al. 2022 §6): computed torque,
+                     // rotor allocation, first-order motors (control/aerial_controller.hpp)
 };
 
 struct ControllerSpec {
@@ -114,6 +116,32 @@ struct ControllerSpec {
     // bus does not turn (its rate driven to zero through the reaction null space).
     bool reactionless = false;
   } capture;
+  // kAerial (a flying base: the multirotor)
+  struct Aerial {
+    // Rotors in the base's x-y plane, thrust along base +z, at `arm_length` from the base origin,
+    // the first at `first_angle_deg` from +x, evenly spaced, spinning alternately CCW/CW.
+    int rotors = 4;
+    double arm_length = 0.755;        // [m] (Kremer: wheel base 1.51 m)
+    double first_angle_deg = 45;      // [deg] 45: the "x" layout of a quadcopter
+    double k_t = 2.165e-6;            // [N/rpm²] thrust = k_t ω² (Kremer §5)
+    double k_p = 5.865e-8;            // [N m/rpm²] drag torque = k_p ω²
+    double max_rpm = 4500;            // [rpm] motor gain K of G(s) = K/(1 + Ts)
+    double rotor_time_constant = 0.1;   // [s] (Kremer §6: 0.1)
+    double joint_time_constant = 0.05;  // [s] joints' torque lag (same first-order model)
+    // Computed torque ν = ẍ_d + Kv ė + Kp e on [x y z | roll pitch yaw | joints] (base position in
+    // inertial axes, base rotation and joints); Kremer's gains (x and y: no direct authority).
+    std::vector<double> kp{0, 0, 30, 40, 40, 30, 60, 120};
+    std::vector<double> kv{0, 0, 10, 5, 5, 4, 24, 24};
+    struct Waypoint {
+      double t = 0;                                     // [s]
+      // Absent: the previous waypoint's (the first's: the initial base position, level, the
+      // initial joint angles).
+      std::optional<Vector3> position;                  // [m] inertial
+      std::optional<Vector3> rpy_deg;                   // [deg] roll, pitch, yaw (Z-Y-X)
+      std::vector<double> joints;                       // [rad] one per joint
+    };
+    std::vector<Waypoint> waypoints;  // quintic blends between consecutive ones; held after the last
+  } aerial;
 };
 
 enum class IntegratorType {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/io/scenario_yaml.hpp"
+#include "core/control/aerial_controller.hpp"
 #include "core/control/capture_controller.hpp"
 #include "core/sim/simulation.hpp"
 
@@ -58,9 +59,50 @@ void Controller_Capture(benchmark::State& state) {
   }
 }
 
+// The aerial manipulator's computed torque + allocation + lags (kremer_aerial.yaml), per call.
+void Controller_Aerial(benchmark::State& state) {
+  LoadedScenario l = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/kremer_aerial.yaml");
+  const Simulation sim(l.scenario, l.model);
+  const Model& m = sim.model();
+  Data data(m);
+  AerialController controller(m, l.scenario.controllers.front(), sim.q());
+  Eigen::VectorXd tau = Eigen::VectorXd::Zero(m.nv);
+  ControlContext ctx{m, data, 0.0, sim.q(), sim.v(), nullptr, tau};
+  for (auto _ : state) {
+    tau.setZero();
+    ctx.t += 0.002;
+    controller.update(ctx);
+    benchmark::DoNotOptimize(tau.data());
+  }
+}
+
+// The capture law in the thesis' form (joint_pd, decentralized), per call.
+void Controller_CaptureJointPd(benchmark::State& state) {
+  LoadedScenario l = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/grasp_rigid.yaml",
+                                  {{"controllers", "[{type: capture, law: joint_pd}]"}});
+  const Simulation sim(l.scenario, l.model);
+  const Model& m = sim.model();
+  Data data(m);
+  CaptureController controller(m, l.scenario.controllers.front(), l.scenario.chaser, l.scenario.debris.properties,
+                               m.frameId("tool"), sim.q());
+  Eigen::VectorXd tau = Eigen::VectorXd::Zero(m.nv);
+  const DebrisState debris = l.scenario.debris.initial;
+  ControlContext ctx{m, data, 0.0, sim.q(), sim.v(), nullptr, tau};
+  ctx.debris = &debris;
+  controller.update(ctx);  // plans
+  ctx.t = 1.0;
+  for (auto _ : state) {
+    tau.setZero();
+    controller.update(ctx);
+    benchmark::DoNotOptimize(tau.data());
+  }
+}
+
 }  // namespace
 
 BENCHMARK(Controller_Capture)->Arg(0)->Arg(1);
+BENCHMARK(Controller_CaptureJointPd);
+BENCHMARK(Controller_Aerial);
 BENCHMARK(Scenario_CaptureRigid)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexible)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_PlanarFreeVibration)->Unit(benchmark::kMillisecond)->UseRealTime();
