@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <tuple>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -80,11 +82,40 @@ struct Metrics {
   double energy_error = 0, energy_scale = 0, momentum_p = 0, momentum_L = 0;
   double base_position = 0, base_attitude = 0, tracking = 0, min_distance = NAN;
   double joint_torque_peak = 0, base_torque_peak = 0, fuel = 0;
+  double joint_torque_rms = 0, base_torque_rms = 0, base_force_peak = 0, base_force_rms = 0;
+  double saturated_time = 0;  // [s] some actuator at its limit
   // With a capture controller.
   bool has_capture = false, captured = false;
   double capture_time = NAN, planned_capture = NAN, plan_error = NAN, target_error_after = NAN,
          capture_relative_speed = NAN, attitude_at_capture = NAN, residual_rate = NAN;
+  double plan_error_rms = NAN, target_error_rms = NAN;
+  Simulation::Impact impact;
 };
+
+// RMS of a channel over the rows where it is defined (not NaN); NaN if none is.
+double rmsOf(const std::vector<double>& x, std::size_t from = 0, std::size_t to = SIZE_MAX) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::size_t k = from; k < std::min(to, x.size()); ++k) {
+    if (std::isnan(x[k])) continue;
+    sum += x[k] * x[k];
+    ++n;
+  }
+  return n ? std::sqrt(sum / static_cast<double>(n)) : NAN;
+}
+
+// RMS and peak of the norm of three channels (a force or torque vector).
+std::pair<double, double> vectorRmsPeak(const Recorder& r, const char* x, const char* y, const char* z) {
+  const int a = r.find(x), b = r.find(y), c = r.find(z);
+  if (a < 0 || b < 0 || c < 0 || r.rows() == 0) return {0.0, 0.0};
+  double sum = 0, peak = 0;
+  for (int k = 0; k < r.rows(); ++k) {
+    const double n2 = r.at(k, a) * r.at(k, a) + r.at(k, b) * r.at(k, b) + r.at(k, c) * r.at(k, c);
+    sum += n2;
+    peak = std::max(peak, std::sqrt(n2));
+  }
+  return {std::sqrt(sum / r.rows()), peak};
+}
 
 Metrics metricsOf(const Simulation& sim) {
   const Recorder& r = sim.recorder();
@@ -115,12 +146,38 @@ Metrics metricsOf(const Simulation& sim) {
     }
   }
   for (const char* c : {"base.tx", "base.ty", "base.tz"}) m.base_torque_peak = std::max(m.base_torque_peak, maxAbs(r, c));
+  m.base_torque_rms = vectorRmsPeak(r, "base.tx", "base.ty", "base.tz").first;
+  std::tie(m.base_force_rms, m.base_force_peak) = vectorRmsPeak(r, "base.fx", "base.fy", "base.fz");
+  // Joint torques: the largest RMS; saturation: rows where a joint sits at its effort limit or a
+  // bus torque at the attitude control's limit, times the recording interval.
+  const Model& model = sim.model();
+  std::vector<std::pair<int, double>> limited;  // channel, limit
+  for (int b = 0; b < model.nbodies; ++b) {
+    const Joint& j = model.joint[b];
+    if (j.nv != 1 || b == 0) continue;
+    const int c = r.find("joint." + j.name + ".torque");
+    if (c < 0) continue;
+    m.joint_torque_rms = std::max(m.joint_torque_rms, rmsOf(r.column(c)));
+    if (std::isfinite(model.effort_limit[j.idx_v])) limited.push_back({c, model.effort_limit[j.idx_v]});
+  }
+  if (const auto& ac = sim.scenario().chaser.attitude_control; ac && ac->active()) {
+    for (const char* n : {"base.tx", "base.ty", "base.tz"}) {
+      if (const int c = r.find(n); c >= 0) limited.push_back({c, ac->torque_limit});
+    }
+  }
+  for (int k = 0; k < r.rows(); ++k) {
+    const bool at_limit = std::any_of(limited.begin(), limited.end(), [&](const auto& l) {
+      return std::abs(r.at(k, l.first)) >= l.second * (1 - 1e-9);
+    });
+    if (at_limit) m.saturated_time += 1 / sim.scenario().run.record_rate;
+  }
   if (const int c = r.find("base.fuel"); c >= 0 && r.rows() > 0) m.fuel = r.column(c).back();
   // The capture: the plan's error, the hand's distance to the grasp point once the plan has
   // reached it, and the grasp.
   if (const int c = r.find("plan.ee_error"); c >= 0) {
     m.has_capture = true;
     m.plan_error = maxAbs(r, "plan.ee_error");
+    m.plan_error_rms = rmsOf(r.column(c));
     m.planned_capture = sim.plannedCaptureTime();
     const auto& time = r.column(r.find("time"));
     const auto& dist = r.column(r.find("distance.ee_target"));
@@ -130,7 +187,15 @@ Metrics metricsOf(const Simulation& sim) {
       for (std::size_t k = 0; k < time.size(); ++k) {
         if (time[k] >= m.planned_capture) m.target_error_after = std::max(m.target_error_after, dist[k]);
       }
+      // RMS from the planned meeting to the grasp (or the end).
+      const auto from = static_cast<std::size_t>(std::lower_bound(time.begin(), time.end(), m.planned_capture) - time.begin());
+      std::size_t to = time.size();
+      for (const SimulationEvent& e : sim.events()) {
+        if (e.kind == "capture") to = static_cast<std::size_t>(std::upper_bound(time.begin(), time.end(), e.time + 1e-9) - time.begin());
+      }
+      m.target_error_rms = rmsOf(dist, from, to);
     }
+    m.impact = sim.impact();
     for (const SimulationEvent& e : sim.events()) {
       if (e.kind != "capture") continue;
       m.captured = true;
@@ -188,6 +253,10 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
   w.field("base_attitude_drift_max_deg", m.base_attitude);
   w.field("base_torque_peak_Nm", m.base_torque_peak);
   w.field("joint_torque_peak_Nm", m.joint_torque_peak);
+  w.field("joint_torque_rms_Nm", m.joint_torque_rms);  // the largest joint's
+  w.field("base_torque_rms_Nm", m.base_torque_rms).field("base_force_peak_N", m.base_force_peak);
+  w.field("base_force_rms_N", m.base_force_rms);
+  w.field("saturated_time_s", m.saturated_time);  // some joint or bus torque at its limit
   w.field("fuel_kg", m.fuel);  // eq. 9.1 with chaser.thrusters; 0 without (reaction wheels)
   w.field("max_joint_tracking_error_rad", m.tracking);
   if (!std::isnan(m.min_distance)) w.field("min_ee_target_distance_m", m.min_distance);
@@ -197,9 +266,16 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
     w.field("planned_capture_time_s", m.planned_capture);
     w.field("ee_error_to_plan_max_m", m.plan_error);
     w.field("ee_error_to_target_max_m", m.target_error_after);  // after the planned capture time
+    w.field("ee_error_to_plan_rms_m", m.plan_error_rms);
+    w.field("ee_error_to_target_rms_m", m.target_error_rms);  // from the planned meeting to the grasp
     w.field("capture_relative_speed_mps", m.capture_relative_speed);
     w.field("base_attitude_drift_to_capture_max_deg", m.attitude_at_capture);
     w.field("residual_rate_deg_s", m.residual_rate);  // the composite's, at the end
+    if (m.impact.happened) {
+      w.field("capture_impulse_Ns", m.impact.impulse.norm());
+      w.field("capture_angular_impulse_Nms", m.impact.angular_impulse.norm());
+      w.field("capture_energy_lost_J", m.impact.energy_lost);
+    }
   }
   w.endObject();
   w.key("events").beginArray();

@@ -80,6 +80,7 @@ struct Simulation::Impl {
   Eigen::VectorXd q, v, tau, tau_cmd, tau_hold;
   BodyWrenches fext;
   bool fext_used = false;
+  Simulation::Impact impact;   // the grasp's
   bool solved = false;         // the controllers solved the accelerations under tau (control()) ...
   const Eigen::VectorXd* solved_ddq = nullptr;  // ... here
   DebrisState debris_now;      // the debris in the state being evaluated
@@ -534,9 +535,10 @@ void Simulation::Impl::record() {
   if (attach_pending) {
     attach_pending = false;
     const double loss = attachDebris();
-    char detail[200];
+    char detail[300];
     std::snprintf(detail, sizeof detail, "debris attached to the hand: %.4g J of kinetic energy lost in the "
-                  "impact; from now on the energy and momentum channels are the composite's", loss);
+                  "impact, impulse %.4g N s, angular impulse %.4g N m s; from now on the energy and momentum "
+                  "channels are the composite's", loss, impact.impulse.norm(), impact.angular_impulse.norm());
     events.push_back({t, "attach", detail});
   }
 }
@@ -579,12 +581,18 @@ double Simulation::Impl::attachDebris() {
   attached = true;
   carryDebris();
   const double e_after = kineticEnergy(m, data, q, v);
+  // The impulse on the debris: its momentum after (moving with the hand) minus before.
+  const DebrisState after = debrisOf(x, idebris);
+  impact.happened = true;
+  impact.impulse = P.mass * (after.v_W - d.v_W);
+  impact.angular_impulse = R_WD * (P.inertia * (after.w_B - d.w_B));
   // The energy balance goes on from the composite's energy.
   const double total_after = e_after + (m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0) +
                              potentialEnergy(m, data, q);
   energy0 += total_after - total_before;
   if (CaptureController* cc = captureController()) cc->attach(q);
-  return e_before - e_after;
+  impact.energy_lost = e_before - e_after;
+  return impact.energy_lost;
 }
 
 void Simulation::Impl::carryDebris() {
@@ -644,6 +652,7 @@ double Simulation::endTime() const { return impl_->scenario.run.duration; }
 bool Simulation::finished() const { return impl_->done; }
 const std::string& Simulation::failure() const { return impl_->failure; }
 double Simulation::plannedCaptureTime() const { return impl_->planned_capture; }
+const Simulation::Impact& Simulation::impact() const { return impl_->impact; }
 
 const Recorder& Simulation::recorder() const { return impl_->recorder; }
 const std::vector<SimulationEvent>& Simulation::events() const { return impl_->events; }

@@ -64,6 +64,15 @@ class Simulation {
   // With a capture controller, once it has planned: the time the plan has the hand meet the grasp
   // point (start + t_f); NaN otherwise.
   double plannedCaptureTime() const;
+  // The grasp's impact (after the `attach` event; zeros before): the impulse the hand gave the
+  // debris, linear [N s] and angular about its centre of mass [N m s], inertial axes, and the
+  // kinetic energy lost [J].
+  struct Impact {
+    bool happened = false;
+    Vector3 impulse = Vector3::Zero(), angular_impulse = Vector3::Zero();
+    double energy_lost = 0;
+  };
+  const Impact& impact() const;
   const std::vector<SimulationEvent>& events() const;
   SimulationStats stats() const;
 

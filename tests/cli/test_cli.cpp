@@ -242,6 +242,31 @@ class TestCli : public QObject {
              std::string("rk43"));
   }
 
+  // A capture run's summary holds issue 6's metrics, consistent with each other.
+  void Run_CaptureMetrics() {
+    const QString out = dir_.path() + "/grasp";
+    const Result r = run({"run", QString::fromStdString(kSource + "/scenarios/grasp_rigid.yaml"), "--out", out,
+                          "--duration", "12", "--quiet"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node m = YAML::LoadFile((out + "/summary.json").toStdString())["metrics"];
+    for (const char* key : {"captured", "capture_time_s", "ee_error_to_plan_max_m", "ee_error_to_target_max_m",
+                            "capture_relative_speed_mps", "base_attitude_drift_max_deg", "base_position_drift_max_m",
+                            "base_torque_peak_Nm", "joint_torque_peak_Nm", "fuel_kg", "residual_rate_deg_s",
+                            "ee_error_to_plan_rms_m", "ee_error_to_target_rms_m", "joint_torque_rms_Nm", "base_torque_rms_Nm",
+                            "base_force_peak_N", "saturated_time_s", "capture_impulse_Ns", "capture_angular_impulse_Nms"}) {
+      QVERIFY2(m[key].IsDefined() && !m[key].IsNull(), key);
+    }
+    QVERIFY(m["captured"].as<bool>());
+    const double plan_max = m["ee_error_to_plan_max_m"].as<double>(), plan_rms = m["ee_error_to_plan_rms_m"].as<double>();
+    QVERIFY(plan_rms > 0 && plan_rms <= plan_max);
+    QVERIFY(m["ee_error_to_target_rms_m"].as<double>() <= m["ee_error_to_target_max_m"].as<double>());
+    QVERIFY(m["joint_torque_rms_Nm"].as<double>() <= m["joint_torque_peak_Nm"].as<double>());
+    QVERIFY(m["base_torque_rms_Nm"].as<double>() <= std::sqrt(3.0) * m["base_torque_peak_Nm"].as<double>());
+    // The bus torque reaches its 5 N m limit during the approach: some time is spent saturated.
+    QVERIFY(m["saturated_time_s"].as<double>() > 0 && m["saturated_time_s"].as<double>() < 12);
+    QVERIFY(m["capture_impulse_Ns"].as<double>() > 0 && std::isfinite(m["capture_impulse_Ns"].as<double>()));
+  }
+
   // Every built-in scenario validates and runs its first 0.2 s cleanly.
   void Run_EveryBuiltInScenario() {
     int count = 0;
