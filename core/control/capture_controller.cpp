@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
 
@@ -202,19 +203,35 @@ void CaptureController::update(ControlContext& ctx) {
 
   Eigen::VectorXd ddqm;
   if (reactionless_) {
-    // Zero reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to -ω (its rate
-    // damped to zero, not only its acceleration), exactly; the hand's task is met in the null
-    // space of B (3 of 6 joints for each; Yoshida's reaction null space, SPART's ZRM). With a 6-DOF
-    // arm no freedom is left for the posture.
+    // Zero (or desired) reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to
+    // -(ω - ω_des) (its rate driven to ω_des: zero for the ZRM, not only its acceleration); the
+    // hand's task is met in what the bus leaves (3 of 6 joints for each; Yoshida's reaction null
+    // space, SPART's ZRM/DRM, eq. 47).
     const Eigen::MatrixXd B = -react.middleRows(base_rotation_row_, 3);
     const Vector3 c0 = ddq0_.segment<3>(3);
-    // (B maps joint to bus accelerations, ~ the arm's to the bus' inertia: small but not
-    // singular; its exact pseudo-inverse, the thresholds of the damping being the hand's.)
-    const Eigen::MatrixXd Bpinv = B.completeOrthogonalDecomposition().pseudoInverse();
-    const Eigen::VectorXd q1 = Bpinv * (-ctx.v.segment<3>(3) - c0);
-    const Eigen::MatrixXd N = Eigen::MatrixXd::Identity(nj, nj) - Bpinv * B;
-    const Eigen::MatrixXd AN = A_ * N;
-    ddqm = q1 + N * (dampedPseudoInverse(AN) * (a_des - b - A_ * q1));
+    const Vector3 bus = c.reaction_rate - ctx.v.segment<3>(3) - c0;
+    if (c.reaction_inverse == "adjugate" && nj == 6) {
+      // SPART eq. 48 at the acceleration level: G = [B; A] square, q̈ = k adj(G) [bus; hand] with
+      // k = 1/det G while |1/det G| <= adjugate_limit, capped beyond: near a singularity of G the
+      // motion shrinks (the task is met more slowly) instead of growing without bound.
+      Eigen::Matrix<double, 6, 6> G;
+      G.topRows<3>() = B;
+      G.bottomRows<3>() = A_;
+      Eigen::Matrix<double, 6, 1> rhs;
+      rhs << bus, a_des - b;
+      const Eigen::PartialPivLU<Eigen::Matrix<double, 6, 6>> lu(G);
+      const double det = lu.determinant();
+      const double scale = std::abs(det) * c.adjugate_limit >= 1 ? 1.0 : std::abs(det) * c.adjugate_limit;
+      ddqm = scale * lu.solve(rhs);  // k adj(G) = (k det G) G⁻¹
+    } else {
+      // (B maps joint to bus accelerations, ~ the arm's to the bus' inertia: small but not
+      // singular; its exact pseudo-inverse, the thresholds of the damping being the hand's.)
+      const Eigen::MatrixXd Bpinv = B.completeOrthogonalDecomposition().pseudoInverse();
+      const Eigen::VectorXd q1 = Bpinv * bus;
+      const Eigen::MatrixXd N = Eigen::MatrixXd::Identity(nj, nj) - Bpinv * B;
+      const Eigen::MatrixXd AN = A_ * N;
+      ddqm = q1 + N * (dampedPseudoInverse(AN) * (a_des - b - A_ * q1));
+    }
   } else {
     const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_);
     Eigen::VectorXd qm(nj), vm(nj);

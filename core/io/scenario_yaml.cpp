@@ -232,7 +232,8 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     } else if (type == "capture") {
       r.checkKeys(c, {"type", "start", "matching", "w_u", "w_1", "horizon", "kp", "kd", "posture_kp",
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
-                      "hold", "post_kp", "post_kd", "reactionless", "law", "force_kp", "force_kd", "arm_pd",
+                      "hold", "post_kp", "post_kd", "reactionless", "reaction_rate_deg_s", "reaction_inverse",
+                      "adjugate_limit", "law", "force_kp", "force_kd", "arm_pd",
                       "joint_kp", "joint_kd"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
@@ -278,6 +279,13 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       nonNegative("force_kp", cap.force_kp);
       nonNegative("force_kd", cap.force_kd);
       if (c["reactionless"].IsDefined()) cap.reactionless = r.boolean(c["reactionless"], w + ".reactionless");
+      if (c["reaction_rate_deg_s"].IsDefined()) {
+        cap.reaction_rate = r.vector3(c["reaction_rate_deg_s"], w + ".reaction_rate_deg_s") * (M_PI / 180);
+      }
+      if (c["reaction_inverse"].IsDefined()) {
+        cap.reaction_inverse = r.choice(c["reaction_inverse"], {"pseudo_inverse", "adjugate"}, w + ".reaction_inverse");
+      }
+      if (c["adjugate_limit"].IsDefined()) cap.adjugate_limit = r.positive(c["adjugate_limit"], w + ".adjugate_limit");
       if (cap.reactionless && s.chaser.attitude_control && s.chaser.attitude_control->active()) {
         r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: drop "
                                       "chaser.attitude_control (or reactionless)");
@@ -710,7 +718,11 @@ std::string scenarioToYaml(const Scenario& s) {
         << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
         << YAML::Key << "law" << YAML::Value << cap.law << YAML::Key << "force_kp" << YAML::Value
         << cap.force_kp << YAML::Key << "force_kd" << YAML::Value << cap.force_kd
-        << YAML::Key << "reactionless" << YAML::Value << cap.reactionless << YAML::Key << "arm_pd"
+        << YAML::Key << "reactionless" << YAML::Value << cap.reactionless << YAML::Key << "reaction_inverse"
+        << YAML::Value << cap.reaction_inverse << YAML::Key << "adjugate_limit" << YAML::Value << cap.adjugate_limit;
+      e << YAML::Key << "reaction_rate_deg_s" << YAML::Value;
+      emitVector(e, cap.reaction_rate * (180 / M_PI));
+      e << YAML::Key << "arm_pd"
         << YAML::Value << cap.arm_pd;
       if (!cap.joint_kp.empty()) e << YAML::Key << "joint_kp" << YAML::Value << YAML::Flow << cap.joint_kp;
       if (!cap.joint_kd.empty()) e << YAML::Key << "joint_kd" << YAML::Value << YAML::Flow << cap.joint_kd;

@@ -115,6 +115,15 @@ struct ControllerSpec {
     // Zero reaction manoeuvre instead of attitude control: the joints move so that the floating
     // bus does not turn (its rate driven to zero through the reaction null space).
     bool reactionless = false;
+    // Desired reaction manoeuvre (SPART, eq. 47): the bus' rate driven to this instead of zero
+    // [rad/s, bus axes] (e.g. to spend a residual momentum); zero: the zero reaction manoeuvre.
+    Vector3 reaction_rate = Vector3::Zero();
+    // How the square system [bus rotation; hand] of a 6-joint arm is inverted: "pseudo_inverse"
+    // (the bus' exactly, the hand's by damped least squares in what is left), or "adjugate"
+    // (SPART eq. 48: q̈ = k adj(G) b, k = 1/det G capped at adjugate_limit, which scales the
+    // motion down near the singularities of G instead of letting it grow).
+    std::string reaction_inverse = "pseudo_inverse";
+    double adjugate_limit = 1e4;  // [ours: on grasp_rigid.yaml the exact inverse saturates the joints]
   } capture;
   // kAerial (a flying base: the multirotor)
   struct Aerial {

@@ -564,6 +564,36 @@ class TestSimulation : public QObject {
     QVERIFY(maxAbs(channel(*free, "base.attitude_error")) > 1);
   }
 
+  // SPART's desired reaction manoeuvre: the bus' rate driven to a chosen one (here 0.5 deg/s about
+  // z) instead of zero; and the adjugate regularization of eq. 48: from grasp_rigid's pre-grasp
+  // pose the square system [bus; hand] is nearly singular, so its exact inverse asks for torques
+  // the joints do not have (they saturate and the bus turns), while the capped adjugate slows the
+  // hand down and keeps the bus still.
+  void DesiredReactionAndAdjugate() {
+    const std::string path = kSource + "/scenarios/grasp_rigid.yaml";
+    const std::pair<std::string, std::string> floating{"chaser.attitude_control", "{kp: 0, kd: 0}"}, duration{"run.duration", "12"};
+    const auto drm = simulate(path, {{"controllers", "[{type: capture, reactionless: true, reaction_rate_deg_s: [0, 0, 0.5]}]"}, floating, duration});
+    const double wz = channel(*drm, "base.wz").back();
+    qInfo("desired reaction: bus rate about z at the end %.4f deg/s (0.5)", wz);
+    QVERIFY(std::abs(wz - 0.5) < 0.01);
+    QVERIFY(std::abs(channel(*drm, "base.wx").back()) < 0.01 && std::abs(channel(*drm, "base.wy").back()) < 0.01);
+    const auto adj = simulate(path, {{"controllers", "[{type: capture, reactionless: true, reaction_inverse: adjugate}]"}, floating, duration});
+    const auto exact = simulate(path, {{"controllers", "[{type: capture, reactionless: true, reaction_inverse: adjugate, adjugate_limit: 1e9}]"},
+                                       floating, duration});
+    double tau_adj = 0, tau_exact = 0;
+    for (int j = 1; j <= 6; ++j) {
+      const std::string n = "joint.joint" + std::to_string(j) + ".torque";
+      tau_adj = std::max(tau_adj, maxAbs(channel(*adj, n.c_str())));
+      tau_exact = std::max(tau_exact, maxAbs(channel(*exact, n.c_str())));
+    }
+    const double a_adj = maxAbs(channel(*adj, "base.attitude_error")), a_exact = maxAbs(channel(*exact, "base.attitude_error"));
+    qInfo("adjugate: bus %.4f deg, joints %.1f N m; exact inverse: bus %.2f deg, joints %.1f N m", a_adj, tau_adj, a_exact, tau_exact);
+    QVERIFY(a_adj < 0.05);
+    QVERIFY(tau_adj < 200);
+    QVERIFY(tau_exact >= 200 - 1e-9);
+    QVERIFY(a_exact > 1);
+  }
+
   // Without the base attitude loop the same grasp leaves the bus turning (the arm's reaction):
   // what the feed-forward base control removes.
   void GraspRigid_BaseDriftsWithoutAttitudeControl() {
