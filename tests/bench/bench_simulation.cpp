@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/analysis/manipulability.hpp"
+#include "core/io/model_yaml.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/control/aerial_controller.hpp"
 #include "core/control/capture_controller.hpp"
@@ -98,8 +100,26 @@ void Controller_CaptureJointPd(benchmark::State& state) {
   }
 }
 
+// A 200 x 200 manipulability map of the free-floating MDA arm over joints 2 and 3 (generalized
+// Jacobian, position rows), on 1 or 2 threads (issue 8: < 1 s).
+void Analysis_ManipulabilityMap(benchmark::State& state) {
+  const Model m = loadModelFile(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/mda_deos.yaml");
+  ManipulabilityOptions o;
+  o.frame = m.frameId("tool");
+  o.jacobian = ManipulabilityJacobian::kGeneralized;
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+  q[3] = 1;
+  const int j2 = m.joint[m.bodyOfJoint("joint2")].idx_v, j3 = m.joint[m.bodyOfJoint("joint3")].idx_v;
+  for (auto _ : state) {
+    const ManipulabilityMap map = jointManipulabilityMap(m, q, o, j2, -M_PI, M_PI, 200, j3, -M_PI, M_PI, 200,
+                                                         static_cast<int>(state.range(0)));
+    benchmark::DoNotOptimize(map.yoshikawa.data());
+  }
+}
+
 }  // namespace
 
+BENCHMARK(Analysis_ManipulabilityMap)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Controller_Capture)->Arg(0)->Arg(1);
 BENCHMARK(Controller_CaptureJointPd);
 BENCHMARK(Controller_Aerial);

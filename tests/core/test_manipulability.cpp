@@ -1,0 +1,150 @@
+// Manipulability measures and maps (core/analysis/manipulability) against the closed forms of the
+// planar 2-DoF arm, and the maps' consistency (threads, point-wise values, the generalized
+// Jacobian's definition).
+#include <QtTest>
+
+#include <cmath>
+
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include "core/analysis/manipulability.hpp"
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/dynamics/jacobian.hpp"
+#include "core/io/model_yaml.hpp"
+
+using namespace grapple::core;
+
+namespace {
+const std::string kSource = GRAPPLE_SOURCE_DIR;
+constexpr double l1 = 0.5, l2 = 0.5;  // robots/planar_2dof.yaml
+
+// The planar arm's position Jacobian by hand.
+Eigen::Matrix2d planarJacobian(double t1, double t2) {
+  Eigen::Matrix2d J;
+  J << -l1 * std::sin(t1) - l2 * std::sin(t1 + t2), -l2 * std::sin(t1 + t2),
+      l1 * std::cos(t1) + l2 * std::cos(t1 + t2), l2 * std::cos(t1 + t2);
+  return J;
+}
+}  // namespace
+
+class TestManipulability : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // w = l1 l2 |sin θ2| and the condition number from the hand-written Jacobian, over a grid.
+  void PlanarArm_ClosedForm() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
+    ManipulabilityOptions o;
+    o.frame = m.frameId("payload");
+    QVERIFY(o.frame >= 0);
+    o.task = ManipulabilityTask::kPlanarXY;
+    const Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+    const int j1 = m.joint[m.bodyOfJoint("joint1")].idx_v, j2 = m.joint[m.bodyOfJoint("joint2")].idx_v;
+    const ManipulabilityMap map = jointManipulabilityMap(m, q, o, j1, -M_PI, M_PI, 41, j2, -M_PI, M_PI, 37, 2);
+    QCOMPARE(map.yoshikawa.rows(), 41);
+    QCOMPARE(map.yoshikawa.cols(), 37);
+    double worst_w = 0, worst_c = 0;
+    for (int i = 0; i < 41; ++i) {
+      for (int j = 0; j < 37; ++j) {
+        const double t1 = map.a_values[i], t2 = map.b_values[j];
+        worst_w = std::max(worst_w, std::abs(map.yoshikawa(i, j) - l1 * l2 * std::abs(std::sin(t2))));
+        const Eigen::Vector2d s = Eigen::JacobiSVD<Eigen::Matrix2d>(planarJacobian(t1, t2)).singularValues();
+        if (std::abs(std::sin(t2)) > 1e-6) worst_c = std::max(worst_c, std::abs(map.condition(i, j) - s[0] / s[1]) / (s[0] / s[1]));
+      }
+    }
+    qInfo("planar arm: |w - l1 l2 |sin θ2|| <= %.1e, condition number relative error <= %.1e", worst_w, worst_c);
+    QVERIFY(worst_w < 1e-13);
+    QVERIFY(worst_c < 1e-9);
+    // Stretched out (θ2 = 0): singular.
+    Eigen::VectorXd straight = q;
+    QCOMPARE(manipulability(m, straight, o).yoshikawa, 0.0);
+  }
+
+  // The workspace plane of the planar arm: reachable inside the circle of radius l1 + l2, with
+  // w = l1 l2 sin θ2, cos θ2 = (r² - l1² - l2²) / (2 l1 l2); NaN outside.
+  void PlanarArm_PlaneMap() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
+    ManipulabilityOptions o;
+    o.frame = m.frameId("payload");
+    o.task = ManipulabilityTask::kPlanarXY;
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+    q[m.joint[m.bodyOfJoint("joint2")].idx_q] = 1.0;  // elbow on the positive side
+    const int j1 = m.joint[m.bodyOfJoint("joint1")].idx_v, j2 = m.joint[m.bodyOfJoint("joint2")].idx_v;
+    const ManipulabilityMap map = planeManipulabilityMap(m, q, o, j1, j2, Vector3::Zero(), Vector3::UnitX(),
+                                                         Vector3::UnitY(), -1.2, 1.2, 49, -1.2, 1.2, 49, 2);
+    int reached = 0, outside = 0;
+    double worst = 0;
+    for (int i = 0; i < 49; ++i) {
+      for (int j = 0; j < 49; ++j) {
+        const double r = std::hypot(map.a_values[i], map.b_values[j]);
+        if (r > l1 + l2 + 1e-9) {
+          QVERIFY(std::isnan(map.yoshikawa(i, j)));
+          ++outside;
+        } else if (r < l1 + l2 - 1e-3 && r > 1e-3 && !std::isnan(map.yoshikawa(i, j))) {
+          const double c = (r * r - l1 * l1 - l2 * l2) / (2 * l1 * l2);
+          worst = std::max(worst, std::abs(map.yoshikawa(i, j) - l1 * l2 * std::sqrt(1 - c * c)));
+          ++reached;
+        }
+      }
+    }
+    qInfo("plane map: %d points reached, %d outside the workspace; |w - closed form| <= %.1e", reached, outside, worst);
+    QVERIFY(reached > 1150);  // of the ~1256 grid points inside the circle
+    QVERIFY(outside > 300);
+    QVERIFY(worst < 1e-9);
+  }
+
+  // The generalized Jacobian's map: the same values one by one, on one thread or two, and the
+  // measure of J* = J_m - J_0 H_0⁻¹ H_0m built here from the frame Jacobian and the mass matrix.
+  void FreeFloating_GeneralizedMap() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
+    ManipulabilityOptions o;
+    o.frame = m.frameId("tool");
+    o.jacobian = ManipulabilityJacobian::kGeneralized;
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+    q[3] = 1;
+    q[m.joint[m.bodyOfJoint("joint2")].idx_q] = 2.1;
+    q[m.joint[m.bodyOfJoint("joint3")].idx_q] = -1.6;
+    const int j2 = m.joint[m.bodyOfJoint("joint2")].idx_v, j3 = m.joint[m.bodyOfJoint("joint3")].idx_v;
+    const ManipulabilityMap one = jointManipulabilityMap(m, q, o, j2, 0.5, 2.5, 9, j3, -2.5, -0.5, 7, 1);
+    const ManipulabilityMap two = jointManipulabilityMap(m, q, o, j2, 0.5, 2.5, 9, j3, -2.5, -0.5, 7, 2);
+    QVERIFY(one.yoshikawa == two.yoshikawa);
+    QVERIFY(one.condition == two.condition);
+    Eigen::VectorXd x = q;
+    x[m.joint[m.bodyOfJoint("joint2")].idx_q] = one.a_values[4];
+    x[m.joint[m.bodyOfJoint("joint3")].idx_q] = one.b_values[3];
+    QCOMPARE(manipulability(m, x, o).yoshikawa, one.yoshikawa(4, 3));
+    // J* by its definition.
+    Data d(m);
+    forwardKinematics(m, d, x);
+    const Eigen::MatrixXd J = frameJacobian(m, d, o.frame);
+    const Eigen::MatrixXd H = massMatrix(m, d, x);
+    const Eigen::MatrixXd Js = J.rightCols(m.nv - 6) - J.leftCols(6) * H.topLeftCorner(6, 6).lu().solve(H.topRightCorner(6, m.nv - 6));
+    const Eigen::MatrixXd P = Js.topRows(3);
+    const double w = std::sqrt((P * P.transpose()).determinant());
+    qInfo("free-floating MDA arm: w(J*) = %.6e, by definition %.6e; fixed base %.6e", one.yoshikawa(4, 3), w,
+          manipulability(m, x, ManipulabilityOptions{o.frame, Vector3::Zero(), ManipulabilityJacobian::kFixedBase,
+                                                     ManipulabilityTask::kPosition}).yoshikawa);
+    QVERIFY(std::abs(one.yoshikawa(4, 3) - w) < 1e-12 * w);
+    // The base's reaction takes part of the motion: the free-floating arm is less dexterous.
+    QVERIFY(w < manipulability(m, x, ManipulabilityOptions{o.frame, Vector3::Zero(), ManipulabilityJacobian::kFixedBase,
+                                                           ManipulabilityTask::kPosition}).yoshikawa);
+  }
+
+  void BadInput() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
+    ManipulabilityOptions o;
+    o.frame = m.frameId("payload");
+    o.jacobian = ManipulabilityJacobian::kGeneralized;  // a fixed base has none
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, manipulability(m, Eigen::VectorXd::Zero(m.nq), o));
+    o.jacobian = ManipulabilityJacobian::kFixedBase;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, manipulability(m, Eigen::VectorXd::Zero(m.nq + 1), o));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             jointManipulabilityMap(m, Eigen::VectorXd::Zero(m.nq), o, 0, 0, 1, 0, 1, 0, 1, 3));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestManipulability)
+#include "test_manipulability.moc"
