@@ -1,0 +1,121 @@
+#include "core/analysis/closed_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include "core/analysis/modal.hpp"
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+
+namespace grapple::core {
+
+ClosedLoopGains thesisGains(const Model& m, const Eigen::VectorXd& q0, double omega_b, double xi_b,
+                            const std::vector<double>& joint_kp, const std::vector<double>& joint_kd, bool centralized,
+                            double omega_m, double xi_m) {
+  if (q0.size() != m.nq) throw std::invalid_argument("closed loop: q0 has the wrong size");
+  Data d(m, m.hasFlexibleBodies());
+  const Eigen::MatrixXd D = massMatrix(m, d, q0);
+  ClosedLoopGains g;
+  g.Kp = Eigen::MatrixXd::Zero(m.nv, m.nv);
+  g.Kd = Eigen::MatrixXd::Zero(m.nv, m.nv);
+  const int nb = m.base_mode == BaseMode::kFixed ? 0 : 6;
+  if (nb) {
+    g.Kp.topLeftCorner(6, 6) = omega_b * omega_b * D.topLeftCorner(6, 6);
+    g.Kd.topLeftCorner(6, 6) = 2 * xi_b * omega_b * D.topLeftCorner(6, 6);
+    for (int k = 0; k < 6; ++k) {
+      g.actuated.push_back(k);
+      g.template_omega.push_back(omega_b);
+      g.template_xi.push_back(xi_b);
+    }
+  }
+  std::vector<int> joints;
+  for (int b = 1; b < m.nbodies; ++b) {
+    if (m.joint[b].nv == 1) joints.push_back(m.joint[b].idx_v);
+  }
+  std::sort(joints.begin(), joints.end());
+  if (joint_kp.size() != joints.size() || joint_kd.size() != joints.size()) {
+    throw std::invalid_argument("closed loop: one kp and one kd per joint expected (" + std::to_string(joints.size()) + ")");
+  }
+  const auto nj = static_cast<Eigen::Index>(joints.size());
+  Eigen::MatrixXd P = Eigen::MatrixXd::Zero(nj, nj), V = Eigen::MatrixXd::Zero(nj, nj);
+  for (Eigen::Index k = 0; k < nj; ++k) {
+    P(k, k) = joint_kp[static_cast<std::size_t>(k)];
+    V(k, k) = joint_kd[static_cast<std::size_t>(k)];
+  }
+  if (centralized) {
+    const Eigen::MatrixXd Dmm = D(joints, joints);
+    P = Dmm * P;
+    V = Dmm * V;
+  }
+  g.Kp(joints, joints) = P;
+  g.Kd(joints, joints) = V;
+  for (int j : joints) {
+    g.actuated.push_back(j);
+    g.template_omega.push_back(omega_m);
+    g.template_xi.push_back(xi_m);
+  }
+  return g;
+}
+
+ClosedLoopAnalysis analyzeClosedLoop(const Model& m, const Eigen::VectorXd& q0, const ClosedLoopGains& g,
+                                     double omega_min, double omega_max, int points) {
+  const int n = m.nv;
+  if (q0.size() != m.nq || g.Kp.rows() != n || g.Kp.cols() != n || g.Kd.rows() != n || g.Kd.cols() != n ||
+      g.template_omega.size() != g.actuated.size() || g.template_xi.size() != g.actuated.size()) {
+    throw std::invalid_argument("closed loop: gains and templates do not match the model");
+  }
+  if (!(omega_min > 0) || !(omega_max > omega_min) || points < 2) throw std::invalid_argument("closed loop: bad frequency grid");
+  Data d(m, m.hasFlexibleBodies());
+  const Eigen::MatrixXd D = massMatrix(m, d, q0);
+  const Eigen::MatrixXd K = stiffnessMatrix(m) + g.Kp, C = dampingMatrix(m) + g.Kd;
+  ClosedLoopAnalysis out;
+  // Poles: eigenvalues of [[0, I], [-D⁻¹ K, -D⁻¹ C]].
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(D);
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * n, 2 * n);
+  A.topRightCorner(n, n).setIdentity();
+  A.bottomLeftCorner(n, n) = -lu.solve(K);
+  A.bottomRightCorner(n, n) = -lu.solve(C);
+  const Eigen::EigenSolver<Eigen::MatrixXd> es(A, false);
+  for (Eigen::Index k = 0; k < es.eigenvalues().size(); ++k) out.poles.push_back(es.eigenvalues()[k]);
+  std::sort(out.poles.begin(), out.poles.end(), [](auto a, auto b) { return std::abs(a) < std::abs(b); });
+  out.stable = true;
+  for (const auto& p : out.poles) {
+    const double r = std::abs(p);
+    out.frequency.push_back(r);
+    out.damping.push_back(r > 0 ? -p.real() / r : 1.0);
+    // (a zero pole: a free, unactuated direction — marginal, not unstable)
+    if (p.real() > 1e-9 * std::max(1.0, r)) out.stable = false;
+  }
+  // T(jω) = -ω² (D (jω)² + C jω + K)⁻¹ D on the actuated channels, and W(jω) per channel.
+  const auto nc = static_cast<Eigen::Index>(g.actuated.size());
+  out.sensitivity.resize(nc, points);
+  out.bound.resize(nc, points);
+  using Complex = std::complex<double>;
+  const Eigen::MatrixXcd Dc = D.cast<Complex>(), Cc = C.cast<Complex>(), Kc = K.cast<Complex>();
+  for (int k = 0; k < points; ++k) {
+    const double w = omega_min * std::pow(omega_max / omega_min, static_cast<double>(k) / (points - 1));
+    out.omega.push_back(w);
+    const Complex s(0, w);
+    const Eigen::MatrixXcd Z = Dc * (s * s) + Cc * s + Kc;
+    const Eigen::MatrixXcd T = (s * s) * Z.partialPivLu().solve(Dc);
+    Eigen::MatrixXcd WT(nc, nc);
+    for (Eigen::Index i = 0; i < nc; ++i) {
+      const double wi = g.template_omega[static_cast<std::size_t>(i)], xi = g.template_xi[static_cast<std::size_t>(i)];
+      const Complex W = (s * s + 2 * xi * wi * s + wi * wi) / (s * s);
+      for (Eigen::Index j = 0; j < nc; ++j) WT(i, j) = W * T(g.actuated[static_cast<std::size_t>(i)], g.actuated[static_cast<std::size_t>(j)]);
+      out.sensitivity(i, k) = std::abs(T(g.actuated[static_cast<std::size_t>(i)], g.actuated[static_cast<std::size_t>(i)]));
+      out.bound(i, k) = 1 / std::abs(W);
+    }
+    const double sigma = Eigen::JacobiSVD<Eigen::MatrixXcd>(WT).singularValues()[0];
+    out.weighted.push_back(sigma);
+    out.gamma_hard = std::max(out.gamma_hard, sigma);
+  }
+  return out;
+}
+
+}  // namespace grapple::core
