@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <mutex>
+#include <random>
 #include <thread>
 
 #include <Eigen/LU>
@@ -202,6 +203,39 @@ ManipulabilityMap planeManipulabilityMap(const Model& m, const Eigen::VectorXd& 
     }
   });
   return map;
+}
+
+ManipulabilityEllipsoid manipulabilityEllipsoid(const Model& m, const Eigen::VectorXd& q, const ManipulabilityOptions& o) {
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(manipulabilityJacobian(m, q, o), Eigen::ComputeThinU);
+  return {svd.singularValues(), svd.matrixU()};
+}
+
+std::vector<Vector3> workspaceCloud(const Model& m, const Eigen::VectorXd& q, int frame, int samples, unsigned seed,
+                                    const Vector3& point) {
+  if (q.size() != m.nq) throw std::invalid_argument("workspace: q has the wrong size");
+  if (frame < 0 || frame >= static_cast<int>(m.frames.size())) throw std::invalid_argument("workspace: no such frame");
+  if (samples < 0) throw std::invalid_argument("workspace: samples must be >= 0");
+  std::vector<std::pair<int, std::uniform_real_distribution<double>>> joints;  // q index, range
+  for (int b = 1; b < m.nbodies; ++b) {
+    if (m.joint[b].nv != 1 || m.joint[b].nq != 1) continue;
+    const int i = m.joint[b].idx_q;
+    double lo = m.lower_position_limit[i], hi = m.upper_position_limit[i];
+    if (!std::isfinite(lo)) lo = -M_PI;
+    if (!std::isfinite(hi)) hi = M_PI;
+    joints.push_back({i, std::uniform_real_distribution<double>(lo, hi)});
+  }
+  std::mt19937_64 rng(seed);
+  Data d(m, m.hasFlexibleBodies());
+  Eigen::VectorXd x = q;
+  std::vector<Vector3> cloud;
+  cloud.reserve(static_cast<std::size_t>(samples));
+  for (int k = 0; k < samples; ++k) {
+    for (auto& [i, dist] : joints) x[i] = dist(rng);
+    forwardKinematics(m, d, x);
+    const Transform X = framePose(m, d, frame);
+    cloud.push_back(X.p + X.R * point);
+  }
+  return cloud;
 }
 
 }  // namespace grapple::core

@@ -61,4 +61,19 @@ ManipulabilityMap planeManipulabilityMap(const Model& model, const Eigen::Vector
                                          const Vector3& v, double s_min, double s_max, int ns, double t_min,
                                          double t_max, int nt, int threads = 2);
 
+// The manipulability ellipsoid of the task velocities {J q̇ : |q̇| <= 1}: its semi-axes (radii,
+// decreasing: the singular values) and directions (columns, in the task's rows' axes).
+struct ManipulabilityEllipsoid {
+  Eigen::VectorXd radii;
+  Eigen::MatrixXd axes;
+};
+ManipulabilityEllipsoid manipulabilityEllipsoid(const Model& model, const Eigen::VectorXd& q,
+                                                const ManipulabilityOptions& options);
+
+// The workspace as a point cloud: the hand's position (inertial) for `samples` joint
+// configurations drawn uniformly within the joints' limits ([-π, π] where a revolute joint has
+// none), the base and the other coordinates at q; deterministic for a given seed.
+std::vector<Vector3> workspaceCloud(const Model& model, const Eigen::VectorXd& q, int frame, int samples,
+                                    unsigned seed = 1, const Vector3& point = Vector3::Zero());
+
 }  // namespace grapple::core

@@ -133,6 +133,37 @@ class TestManipulability : public QObject {
                                                            ManipulabilityTask::kPosition}).yoshikawa);
   }
 
+  // The ellipsoid's radii are the Jacobian's singular values (their product: Yoshikawa's w); the
+  // planar arm's workspace cloud fills the disc of radius l1 + l2 and no more.
+  void EllipsoidAndWorkspace() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
+    ManipulabilityOptions o;
+    o.frame = m.frameId("payload");
+    o.task = ManipulabilityTask::kPlanarXY;
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+    q[0] = 0.3;
+    q[1] = 1.1;
+    const ManipulabilityEllipsoid e = manipulabilityEllipsoid(m, q, o);
+    QCOMPARE(e.radii.size(), 2);
+    QVERIFY(std::abs(e.radii.prod() - l1 * l2 * std::sin(1.1)) < 1e-14);
+    const Eigen::Matrix2d J = planarJacobian(0.3, 1.1);
+    // J Jᵀ a = r² a along each axis.
+    for (int k = 0; k < 2; ++k) {
+      QVERIFY(((J * J.transpose()) * e.axes.col(k) - e.radii[k] * e.radii[k] * e.axes.col(k)).norm() < 1e-14);
+    }
+    const std::vector<Vector3> cloud = workspaceCloud(m, q, o.frame, 20000, 7);
+    double rmax = 0, rmin = INFINITY;
+    for (const Vector3& p : cloud) {
+      rmax = std::max(rmax, p.head<2>().norm());
+      rmin = std::min(rmin, p.head<2>().norm());
+      QVERIFY(std::abs(p.z()) < 1e-12);
+    }
+    qInfo("workspace cloud of the planar arm: radius %.4f to %.4f (0 to %.1f)", rmin, rmax, l1 + l2);
+    QVERIFY(rmax <= l1 + l2 + 1e-12 && rmax > 0.999 * (l1 + l2));
+    QVERIFY(rmin < 0.02);
+    QVERIFY(workspaceCloud(m, q, o.frame, 100, 7) == workspaceCloud(m, q, o.frame, 100, 7));
+  }
+
   void BadInput() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
     ManipulabilityOptions o;
