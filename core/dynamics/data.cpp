@@ -27,6 +27,8 @@ Data::Data(const Model& model, bool general)
       C(Eigen::MatrixXd::Zero(model.nv, model.nv)),
       J(Eigen::MatrixXd::Zero(6, model.nv)) {
   Delta.reserve(model.nbodies);
+  hybrid_free.reserve(static_cast<std::size_t>(model.nv));
+  hybrid_driven.assign(static_cast<std::size_t>(model.nbodies), 0);
   // Constant joint-rate propagation matrices are set once here; the universal joint, whose P
   // depends on q, is refreshed by every pass over the configuration.
   for (int i = 0; i < model.nbodies; ++i) {

@@ -85,6 +85,10 @@ struct Data {
   // General (flexible) path workspace, sized only for models with flexible bodies.
   std::vector<FlexWork> flex;        // (nbodies or 0)
 
+  // Hybrid dynamics scratch: the free velocity coordinates and the driven bodies.
+  std::vector<int> hybrid_free;      // (capacity nv)
+  std::vector<char> hybrid_driven;   // (nbodies)
+
   // Results (each algorithm returns a const reference to one of these)
   Eigen::VectorXd tau;               // (nv) generalized forces of the inverse dynamics
   Eigen::VectorXd ddq;               // (nv) generalized accelerations of the forward dynamics

@@ -20,8 +20,8 @@ const Eigen::VectorXd& hybridDynamics(const Model& m, Data& d, const Eigen::Vect
     throw std::invalid_argument("hybridDynamics: x has size " + std::to_string(x.size()) +
                                 ", expected nv = " + std::to_string(m.nv));
   }
-  std::vector<int> free;
-  free.reserve(m.nv);
+  std::vector<int>& free = d.hybrid_free;  // Data's scratch: no allocation per call
+  free.clear();
   std::size_t k = 0;
   for (int i = 0; i < m.nv; ++i) {
     if (k < prescribed.size() && prescribed[k] == i) {
@@ -50,7 +50,8 @@ const Eigen::VectorXd& hybridDynamics(const Model& m, Data& d, const Eigen::Vect
   // With the general recursions' workspace: the O(n) articulated form, when the driven
   // coordinates are whole joints (not modal coordinates).
   if (!d.flex.empty()) {
-    std::vector<char> driven(m.nbodies, 0);
+    std::vector<char>& driven = d.hybrid_driven;
+    std::fill(driven.begin(), driven.end(), 0);
     bool whole_joints = true;
     for (int i : prescribed) driven[m.v_body[i]] = 1;
     for (int b = 0; b < m.nbodies && whole_joints; ++b) {
