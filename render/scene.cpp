@@ -710,7 +710,7 @@ void CaptureScene::update(const Snapshot& s) {
   m.placeArrow(m.l_xf, s.com_W, s.L_W, std::min(8.0, 10 * s.L_W.norm() / (mass * m.scale * m.scale)));
   // The Earth: below, along -r̂(t); the arrow starts under the bus.
   const Vector3 down = -m.environment.radialDirection(s.time);
-  m.placeArrow(m.earth_xf, X0.p + down * (1.2 * m.scale), down, 1.2 * m.scale);
+  m.placeArrow(m.earth_xf, X0.p + down * (0.8 * m.scale), down, 0.7 * m.scale);
 }
 
 void CaptureScene::setExaggeration(double factor) { impl_->exaggeration = factor; }

@@ -70,7 +70,7 @@ void OsgWidget::applyPreset(bool reset_distance) {
   // Distance at which a sphere of the scene's radius fits the narrower field of view.
   const double aspect = double(std::max(1, width())) / std::max(1, height());
   const double half_fov = std::min(20.0, std::atan(std::tan(20.0 * M_PI / 180) * aspect) * 180 / M_PI) * M_PI / 180;
-  const double r = scene_->sceneRadius() / std::sin(half_fov) / 2.3;
+  const double r = 0.75 * scene_->sceneRadius() / std::sin(half_fov) / 1.8;
   const osg::Vec3d up(0, 0, 1);
   switch (preset_) {
     case CameraPreset::kWholeScene: {

@@ -40,6 +40,7 @@ int SimRunner::channelIndex(const std::string& name) const {
 }
 
 void SimRunner::setRunning(bool running) {
+  if (!running) stop_at_ = std::numeric_limits<double>::infinity();
   running_ = running;
   ++pacing_epoch_;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -52,6 +53,11 @@ void SimRunner::setSpeed(double factor) {
   ++pacing_epoch_;
   std::lock_guard<std::mutex> lock(mutex_);
   wake_.notify_all();
+}
+
+void SimRunner::runUntil(double t) {
+  stop_at_ = t;
+  setRunning(true);
 }
 
 void SimRunner::stepOnce() {
@@ -145,6 +151,10 @@ void SimRunner::loop() {
     }
     if (!running_ && step_requests_ > 0) --step_requests_;
     sim_->step();
+    if (sim_->time() >= stop_at_ - 1e-12) {
+      running_ = false;
+      stop_at_ = std::numeric_limits<double>::infinity();
+    }
     const auto now = Clock::now();
     window.push_back({now, sim_->time(), sim_->stats().steps});
     while (window.size() > 2 && std::chrono::duration<double>(now - window.front().wall).count() > 1.0) {
@@ -159,6 +169,10 @@ void SimRunner::loop() {
       status_.real_time_factor = dw > 0 ? dt / dw : 0;
       status_.step = ds > 0 ? dt / ds : 0;
       status_.running = running_;
+    }
+    if (!running_) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      status_.running = false;
     }
   }
 }

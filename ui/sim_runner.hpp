@@ -56,6 +56,8 @@ class SimRunner {
   double speed() const { return speed_.load(); }
   // Pauses and advances one recording interval.
   void stepOnce();
+  // Runs (at the current speed) and pauses at the first recorded instant at or after t.
+  void runUntil(double t);
 
   RunStatus status() const;
   int rows() const;
@@ -89,6 +91,7 @@ class SimRunner {
   std::atomic<bool> exit_{false}, running_{false};
   std::atomic<int> step_requests_{0};
   std::atomic<double> speed_{1.0};
+  std::atomic<double> stop_at_{std::numeric_limits<double>::infinity()};
   std::atomic<long> pacing_epoch_{0};  // bumped to re-anchor the pacing (speed change, resume)
   std::condition_variable wake_;
   std::thread worker_;

@@ -107,7 +107,11 @@ int main(int argc, char** argv) {
     window.openScenario(grapple::ui::MainWindow::defaultScenario());
   }
   window.setSpeed(speed);
-  if (run || !screenshot.isEmpty() || benchmark > 0) window.setRunning(true);
+  if (!screenshot.isEmpty() && window.runner()) {
+    window.runner()->runUntil(at);
+  } else if (run || benchmark > 0) {
+    window.setRunning(true);
+  }
 
   if (!screenshot.isEmpty()) {
     auto* poll = new QTimer(&window);
