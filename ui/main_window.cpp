@@ -309,7 +309,7 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   history_ = RunHistory{};
   history_.channels = runner_->channels();
   history_.columns.assign(history_.channels.size(), {});
-  runner_->readRows(0, runner_->rows(), history_.columns);
+  runner_->takeRows(history_.columns);
   timeline_->setTimes(&history_.columns[0]);
   for (PlotPanel* p : plots_) p->reset(&history_);
   shown_row_ = -1;
@@ -393,7 +393,7 @@ void MainWindow::tick() {
   // New rows: into the history, the plots and the timeline.
   const int from = history_.rows();
   if (st.rows > from) {
-    runner_->readRows(from, st.rows, history_.columns);
+    runner_->takeRows(history_.columns);
     for (PlotPanel* p : plots_) p->appendRows(from);
     timeline_->rowsChanged();
   }

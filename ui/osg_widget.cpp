@@ -152,7 +152,7 @@ void OsgWidget::mouseReleaseEvent(QMouseEvent* e) {
   window_->getEventQueue()->mouseButtonRelease(float(e->position().x() * dpr), float(e->position().y() * dpr),
                                                osgButton(e->button(), e->modifiers()));
   if (e->button() == Qt::LeftButton && (e->position().toPoint() - press_at_).manhattanLength() < 4) {
-    pick(e->position().toPoint());
+    emit picked(describeAt(e->position().toPoint()));
   }
   update();
 }
@@ -169,8 +169,8 @@ void OsgWidget::wheelEvent(QWheelEvent* e) {
   update();
 }
 
-void OsgWidget::pick(const QPoint& at) {
-  if (!scene_) return;
+QString OsgWidget::describeAt(const QPoint& at) {
+  if (!scene_) return {};
   const double dpr = devicePixelRatioF();
   // Window coordinates, y up.
   const double x = at.x() * dpr, y = (height() - at.y()) * dpr;
@@ -188,7 +188,7 @@ void OsgWidget::pick(const QPoint& at) {
       }
     }
   }
-  emit picked(text);
+  return text;
 }
 
 }  // namespace grapple::ui

@@ -40,6 +40,8 @@ class OsgWidget : public QOpenGLWidget {
   void sceneChanged();
 
   long framesDrawn() const { return frames_; }
+  // The description of the body drawn at a widget point (empty if none); what a click shows.
+  QString describeAt(const QPoint& at);
 
  signals:
   void picked(const QString& description);
@@ -55,7 +57,6 @@ class OsgWidget : public QOpenGLWidget {
 
  private:
   void applyPreset(bool reset_distance);
-  void pick(const QPoint& at);
   int osgButton(Qt::MouseButton b, Qt::KeyboardModifiers m) const;
 
   osgViewer::Viewer* viewer_ = nullptr;                 // owned (ref-counted, released in dtor)

@@ -17,7 +17,7 @@ SimRunner::SimRunner(const core::LoadedScenario& loaded)
   c_com_ = channelIndex("com.x");
   c_p_ = channelIndex("momentum.px");
   c_l_ = channelIndex("momentum.Lx");
-  columns_.resize(channels_.size());
+  pending_.resize(channels_.size());
   status_.end_time = sim_->endTime();
   publish(0);  // the initial row
   worker_ = std::thread([this] { loop(); });
@@ -81,7 +81,11 @@ void SimRunner::publish(double) {
   const double planned = sim_->plannedCaptureTime();
   const auto& events = sim_->events();
   std::lock_guard<std::mutex> lock(mutex_);
-  for (std::size_t c = 0; c < values.size(); ++c) columns_[c].push_back(values[c]);
+  for (std::size_t c = 0; c < values.size(); ++c) pending_[c].push_back(values[c]);
+  time_.push_back(values[0]);
+  for (int c : {c_com_, c_p_, c_l_}) {
+    for (int k = 0; k < 3; ++k) vectors_.push_back(c < 0 ? 0.0 : values[c + k]);
+  }
   q_.insert(q_.end(), q.data(), q.data() + q.size());
   v_.insert(v_.end(), v.data(), v.data() + v.size());
   debris_.push_back(d);
@@ -187,14 +191,21 @@ int SimRunner::rows() const {
   return status_.rows;
 }
 
-void SimRunner::readRows(int from, int to, std::vector<std::vector<double>>& columns) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  columns.resize(columns_.size());
-  to = std::min(to, status_.rows);
-  if (from < 0 || from >= to) return;
-  for (std::size_t c = 0; c < columns_.size(); ++c) {
-    columns[c].insert(columns[c].end(), columns_[c].begin() + from, columns_[c].begin() + to);
+int SimRunner::takeRows(std::vector<std::vector<double>>& columns) {
+  std::vector<std::vector<double>> taken(channels_.size());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.swap(taken);
   }
+  columns.resize(channels_.size());
+  for (std::size_t c = 0; c < taken.size(); ++c) {
+    if (columns[c].empty()) {
+      columns[c] = std::move(taken[c]);
+    } else {
+      columns[c].insert(columns[c].end(), taken[c].begin(), taken[c].end());
+    }
+  }
+  return taken.empty() ? 0 : static_cast<int>(columns[0].size());
 }
 
 render::Snapshot SimRunner::snapshot(int row) const {
@@ -203,18 +214,15 @@ render::Snapshot SimRunner::snapshot(int row) const {
   if (status_.rows == 0) return s;
   row = std::max(0, std::min(row, status_.rows - 1));
   s.row = row;
-  s.time = columns_[0][row];
+  s.time = time_[row];
   s.q = Eigen::Map<const Eigen::VectorXd>(q_.data() + std::size_t(row) * nq_, nq_);
   s.v = Eigen::Map<const Eigen::VectorXd>(v_.data() + std::size_t(row) * nv_, nv_);
   s.has_debris = scenario_.debris.enabled;
   s.debris = debris_[row];
-  auto vec = [&](int c) {
-    return c < 0 ? core::Vector3::Zero().eval()
-                 : core::Vector3(columns_[c][row], columns_[c + 1][row], columns_[c + 2][row]);
-  };
-  s.com_W = vec(c_com_);
-  s.P_W = vec(c_p_);
-  s.L_W = vec(c_l_);
+  const double* w = vectors_.data() + std::size_t(row) * 9;
+  s.com_W = core::Vector3(w[0], w[1], w[2]);
+  s.P_W = core::Vector3(w[3], w[4], w[5]);
+  s.L_W = core::Vector3(w[6], w[7], w[8]);
   return s;
 }
 

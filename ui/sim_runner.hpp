@@ -61,8 +61,11 @@ class SimRunner {
 
   RunStatus status() const;
   int rows() const;
-  // Appends rows [from, to) of every channel to columns (resized to the channel count).
-  void readRows(int from, int to, std::vector<std::vector<double>>& columns) const;
+  // Moves the rows recorded since the last call to the caller: appended to columns (resized to
+  // the channel count). The runner keeps only what the 3D view needs per instant (state, debris,
+  // centre of mass, momentum), so the channels are held once, by the caller. Returns the number
+  // of rows the caller now holds.
+  int takeRows(std::vector<std::vector<double>>& columns);
   // The recorded instant `row` (clamped to the rows there are).
   render::Snapshot snapshot(int row) const;
   // Waits until the simulated time reaches t (or the run ends, or timeout_s of wall time); true
@@ -83,8 +86,10 @@ class SimRunner {
   // The run, guarded by mutex_.
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
-  std::vector<std::vector<double>> columns_;  // (channels) recorded values
+  std::vector<std::vector<double>> pending_;  // (channels) rows not yet taken
+  std::vector<double> time_;                  // (rows) [s]
   std::vector<double> q_, v_;                 // (rows * nq), (rows * nv)
+  std::vector<double> vectors_;               // (rows * 9) com, momentum P and L
   std::vector<core::DebrisState> debris_;     // (rows)
   RunStatus status_;
 

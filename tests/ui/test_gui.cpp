@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
@@ -141,6 +142,50 @@ class TestGui : public QObject {
     QVERIFY2(c.white > 0.01, "the chaser's white and grey are missing");
     QVERIFY2(c.background > 0.3 && c.background < 0.97, "the view is blank or filled");
     QVERIFY2(c.mean > 8, "the view is black");
+  }
+
+  void clickingABodyDescribesIt() {
+    // Find a gold (debris) and a blue (array) pixel well inside their regions and ask what is there.
+    const QImage img = grabView().convertToFormat(QImage::Format_RGB32);
+    auto isGold = [](QRgb p) { return qRed(p) > 150 && qGreen(p) > 90 && qRed(p) > qBlue(p) + 90 && qGreen(p) > qBlue(p) + 40; };
+    auto isBlue = [](QRgb p) { return qBlue(p) > 110 && qBlue(p) > qRed(p) + 60 && qBlue(p) > qGreen(p) + 40; };
+    auto interior = [&](auto is) {
+      for (int y = 4; y + 4 < img.height(); ++y) {
+        for (int x = 4; x + 4 < img.width(); ++x) {
+          bool all = true;
+          for (int dy = -4; dy <= 4 && all; ++dy) {
+            for (int dx = -4; dx <= 4 && all; ++dx) all = is(img.pixel(x + dx, y + dy));
+          }
+          if (all) return QPoint(x, y);
+        }
+      }
+      return QPoint(-1, -1);
+    };
+    const QPoint gold = interior(isGold), blue = interior(isBlue);
+    QVERIFY(gold.x() >= 0 && blue.x() >= 0);
+    const double dpr = window_->view()->devicePixelRatioF();
+    const QString debris = window_->view()->describeAt(gold / dpr);
+    QVERIFY2(debris.startsWith("debris: 1060.0 kg"), qPrintable(debris));
+    const QString array = window_->view()->describeAt(blue / dpr);
+    QVERIFY2(array.startsWith("array_left: 200.00 kg") || array.startsWith("array_right: 200.00 kg"), qPrintable(array));
+    QVERIFY(array.contains("position ["));
+    QVERIFY(window_->view()->describeAt(QPoint(2, 2)).isEmpty());  // a corner: space
+  }
+
+  void deformationIsDrawnExaggerated() {
+    // The arrays and segments are drawn from their modal coordinates: with a large exaggeration
+    // the picture changes, with none it is the rigid pose.
+    auto* factor = window_->findChild<QDoubleSpinBox*>("exaggeration");
+    QVERIFY(factor);
+    const double before = factor->value();
+    factor->setValue(0);
+    const QImage rigid = grabView();
+    factor->setValue(500);
+    const QImage exaggerated = grabView();
+    factor->setValue(before);
+    const double differ = differingFraction(rigid, exaggerated);
+    qInfo("deformation x0 -> x500: %.2f%% of the pixels changed", 100 * differ);
+    QVERIFY(differ > 0.001);
   }
 
   void plotsHoldData() {
