@@ -406,10 +406,18 @@ void MainWindow::tick() {
 
   const int row = timeline_->row();
   if (row != shown_row_ || view_dirty_) showRow(row);
+  // The plots at most every 80 ms: the 3D view gets the frame rate (a replot costs a few ms of
+  // the GUI thread each).
+  if (plot_clock_.isValid() && plot_clock_.elapsed() < 80) return finishTick(st);
+  plot_clock_.start();
   for (PlotPanel* p : plots_) {
     p->setCursorTime(timeline_->time());
     p->refresh();
   }
+  finishTick(st);
+}
+
+void MainWindow::finishTick(const RunStatus& st) {
   status_->setText(statusText());
   if (run_action_->text() != (st.running ? tr("&Pause") : tr("&Run"))) updateRunActions();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <QMainWindow>
+#include <QElapsedTimer>
 #include <QString>
 
 #include "core/io/scenario_yaml.hpp"
@@ -30,6 +31,7 @@ namespace grapple::ui {
 
 class OsgWidget;
 class SimRunner;
+struct RunStatus;
 class Timeline;
 
 class MainWindow : public QMainWindow {
@@ -79,6 +81,7 @@ class MainWindow : public QMainWindow {
   void saveAs();
   void save();
   void updateRunActions();
+  void finishTick(const RunStatus& st);
 
   QString path_, last_error_;
   std::vector<std::pair<std::string, std::string>> overrides_;
@@ -102,6 +105,7 @@ class MainWindow : public QMainWindow {
   QMenu* view_menu_ = nullptr;
   QAction* run_action_ = nullptr;
   long last_tick_ms_ = 0;
+  QElapsedTimer plot_clock_;
 };
 
 }  // namespace grapple::ui

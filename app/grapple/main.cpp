@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   format.setProfile(QSurfaceFormat::CompatibilityProfile);
   format.setDepthBufferSize(24);
   format.setStencilBufferSize(8);
-  format.setSamples(4);
+  if (qEnvironmentVariableIsSet("GRAPPLE_MSAA")) format.setSamples(qEnvironmentVariableIntValue("GRAPPLE_MSAA"));
   QSurfaceFormat::setDefaultFormat(format);
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName("Grapple");
