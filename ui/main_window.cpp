@@ -309,6 +309,7 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   history_ = RunHistory{};
   history_.channels = runner_->channels();
   history_.columns.assign(history_.channels.size(), {});
+  for (auto& c : history_.columns) c.reserve(runner_->expectedRows());
   runner_->takeRows(history_.columns);
   timeline_->setTimes(&history_.columns[0]);
   for (PlotPanel* p : plots_) p->reset(&history_);

@@ -90,13 +90,16 @@ void OsgWidget::applyPreset(bool reset_distance) {
     case CameraPreset::kFromBase: {
       // Over the bus' shoulder, towards the debris.
       const core::Vector3 d = (debris - base).norm() > 1e-6 ? (debris - base).normalized() : core::Vector3::UnitX();
-      const core::Vector3 eye = base - d * (0.35 * r) + core::Vector3(0, 0, 0.25 * r);
+      const core::Vector3 eye = base - d * (0.5 * r) + core::Vector3(0, 0, 0.3 * r);
       if (reset_distance) m->setTransformation(toOsg(eye), toOsg(debris), up);
       break;
     }
     case CameraPreset::kFromDebris: {
       const core::Vector3 d = (base - debris).norm() > 1e-6 ? (base - debris).normalized() : -core::Vector3::UnitX();
-      const core::Vector3 eye = debris - d * (0.35 * r) + core::Vector3(0, 0, 0.25 * r);
+      // Beside the debris (not through it), looking at the hand.
+      core::Vector3 side = d.cross(core::Vector3::UnitZ());
+      side = side.norm() > 1e-6 ? side.normalized() : core::Vector3::UnitY();
+      const core::Vector3 eye = debris + side * (0.3 * r) + core::Vector3(0, 0, 0.15 * r) - d * (0.1 * r);
       if (reset_distance) m->setTransformation(toOsg(eye), toOsg(ee), up);
       break;
     }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <deque>
 
 namespace grapple::ui {
@@ -18,6 +19,12 @@ SimRunner::SimRunner(const core::LoadedScenario& loaded)
   c_p_ = channelIndex("momentum.px");
   c_l_ = channelIndex("momentum.Lx");
   pending_.resize(channels_.size());
+  const std::size_t n = static_cast<std::size_t>(expectedRows());
+  time_.reserve(n);
+  q_.reserve(n * nq_);
+  v_.reserve(n * nv_);
+  vectors_.reserve(n * 9);
+  debris_.reserve(n);
   status_.end_time = sim_->endTime();
   publish(0);  // the initial row
   worker_ = std::thread([this] { loop(); });
@@ -37,6 +44,11 @@ int SimRunner::channelIndex(const std::string& name) const {
     if (channels_[c].name == name) return static_cast<int>(c);
   }
   return -1;
+}
+
+int SimRunner::expectedRows() const {
+  const double rows = scenario_.run.duration * scenario_.run.record_rate + 2;
+  return std::isfinite(rows) ? static_cast<int>(std::clamp(rows, 1.0, 1e6)) : 1000000;
 }
 
 void SimRunner::setRunning(bool running) {
@@ -199,7 +211,7 @@ int SimRunner::takeRows(std::vector<std::vector<double>>& columns) {
   }
   columns.resize(channels_.size());
   for (std::size_t c = 0; c < taken.size(); ++c) {
-    if (columns[c].empty()) {
+    if (columns[c].capacity() == 0) {  // nothing reserved: take the buffer itself
       columns[c] = std::move(taken[c]);
     } else {
       columns[c].insert(columns[c].end(), taken[c].begin(), taken[c].end());

@@ -49,6 +49,9 @@ class SimRunner {
   const core::Scenario& scenario() const { return scenario_; }
   const std::vector<core::ChannelInfo>& channels() const { return channels_; }
   int channelIndex(const std::string& name) const;  // -1 if absent
+  // Rows the whole run will record (duration × record rate + the initial one), capped at 10⁶:
+  // what the run's buffers reserve, so they grow by pages, not by doubling.
+  int expectedRows() const;
 
   void setRunning(bool running);
   // Simulated seconds per wall second; <= 0: as fast as possible.

@@ -7,6 +7,8 @@
 //                       FILE (PNG) and quit
 //   --benchmark S       run S s of wall time, then print figures (start-up time, view frame rate,
 //                       real-time factor, resident memory every 10 s) and quit
+//   --replay            with --at T: simulate to T as fast as possible, then replay the recording
+//                       [0, T] in a loop at --speed (the view redraws, nothing new is recorded)
 #include <unistd.h>
 
 #include <chrono>
@@ -35,7 +37,7 @@ double residentMiB() {
 
 int usage(const char* why) {
   std::fprintf(stderr, "grapple: %s\nusage: grapple [SCENARIO] [--run] [--speed X|max] [--set key=value]... "
-                       "[--size WxH] [--screenshot FILE [--at T]] [--benchmark SECONDS]\n", why);
+                       "[--size WxH] [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T]\n", why);
   return 2;
 }
 
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationName("grapple");
 
   QString scenario, screenshot;
-  bool run = false;
+  bool run = false, replay = false;
   double speed = 1, at = 10, benchmark = 0;
   int width = 1280, height = 800;
   std::vector<std::pair<std::string, std::string>> overrides;
@@ -86,6 +88,8 @@ int main(int argc, char** argv) {
         screenshot = next();
       } else if (a == "--at") {
         at = next().toDouble();
+      } else if (a == "--replay") {
+        replay = true;
       } else if (a == "--benchmark") {
         benchmark = next().toDouble();
       } else if (!a.startsWith("--") && scenario.isEmpty()) {
@@ -106,11 +110,27 @@ int main(int argc, char** argv) {
       !scenario.isEmpty()) {
     window.openScenario(grapple::ui::MainWindow::defaultScenario());
   }
-  window.setSpeed(speed);
-  if (!screenshot.isEmpty() && window.runner()) {
+  window.setSpeed(replay ? 0.0 : speed);
+  if ((!screenshot.isEmpty() || replay) && window.runner()) {
     window.runner()->runUntil(at);
   } else if (run || benchmark > 0) {
     window.setRunning(true);
+  }
+  if (replay) {
+    auto* poll = new QTimer(&window);
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, at, speed, poll] {
+      const auto st = window.runner()->status();
+      if (st.time < at && !st.finished) return;
+      poll->stop();
+      window.tick();
+      window.setSpeed(speed);
+      window.timeline()->setLoop(true, 0, at);
+      window.timeline()->setRow(0);
+      window.timeline()->setReplaying(true);
+      std::printf("replaying [0, %.1f] s in a loop at x%g\n", at, speed);
+      std::fflush(stdout);
+    });
+    poll->start(50);
   }
 
   if (!screenshot.isEmpty()) {

@@ -232,6 +232,48 @@ class TestGui : public QObject {
     QVERIFY(differingFraction(start, grabView()) < 1e-4);
   }
 
+  void timelineReplaysALoopWindow() {
+    ui::Timeline* t = window_->timeline();
+    t->setRow(0);
+    t->setLoop(true, 0.5, 1.0);
+    t->setReplaying(true);
+    double lo = 1e9, hi = -1e9;
+    bool wrapped = false;
+    double previous = t->time();
+    for (int k = 0; k < 40; ++k) {
+      t->advance(0.07);
+      lo = std::min(lo, t->time());
+      hi = std::max(hi, t->time());
+      wrapped = wrapped || t->time() < previous;
+      previous = t->time();
+    }
+    qInfo("replayed times within [%.2f, %.2f] s", lo, hi);
+    QVERIFY(lo >= 0.5 - 1e-9 && hi <= 1.0 + 1e-9);
+    QVERIFY(wrapped);
+    QVERIFY(hi - lo > 0.3);
+    t->setReplaying(false);
+    t->setLoop(false, 0, 10);
+    // The view follows the replayed instant.
+    t->setRow(25);
+    window_->tick();
+    QCOMPARE(window_->runner()->snapshot(t->row()).time, 0.5);
+  }
+
+  void cameraPresetsShowTheScene() {
+    using P = ui::OsgWidget::CameraPreset;
+    QImage previous;
+    for (P p : {P::kFollowEndEffector, P::kFromBase, P::kFromDebris, P::kWholeScene}) {
+      window_->view()->setCameraPreset(p);
+      const QImage img = grabView();
+      const PixelCensus c = census(img);
+      qInfo("preset %d: arrays %.1f%%, debris %.1f%%, chaser %.1f%%", int(p), 100 * c.blue, 100 * c.gold, 100 * c.white);
+      QVERIFY(c.blue + c.gold + c.white > 0.01);
+      if (!previous.isNull()) QVERIFY(differingFraction(previous, img) > 0.01);
+      previous = img;
+      img.save(QString(GRAPPLE_BINARY_DIR "/test_gui_preset%1.png").arg(int(p)));
+    }
+  }
+
   void brokenScenarioShowsAnErrorAndKeepsThePreviousOne() {
     const QString before = window_->scenarioPath();
     ui::SimRunner* runner = window_->runner();
