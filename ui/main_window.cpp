@@ -227,7 +227,7 @@ void MainWindow::buildMenus() {
     a->setChecked(preset == OsgWidget::CameraPreset::kWholeScene);
     group->addAction(a);
   }
-  QMenu* show = view_menu_->addMenu(tr("&Show"));
+  QMenu* show = show_menu_ = view_menu_->addMenu(tr("&Show"));
   struct Toggle {
     QString name;
     bool render::SceneOptions::*flag;
@@ -295,17 +295,10 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   for (const std::string& w : scene_->warnings()) statusBar()->showMessage(QString::fromStdString(w), 10000);
   // Keep the overlay choices of the menu.
   render::SceneOptions o;
-  const QList<QAction*> show = view_menu_->actions();
+  bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth};
+  const QList<QAction*> toggles = show_menu_->actions();
+  for (int k = 0; k < 7 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
   scene_->setOptions(o);
-  for (QMenu* m : view_menu_->findChildren<QMenu*>()) {
-    if (m->title() != tr("&Show")) continue;
-    int k = 0;
-    bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth};
-    for (QAction* a : m->actions()) {
-      if (k < 7) *flags[k++] = a->isChecked();
-    }
-    scene_->setOptions(o);
-  }
   history_ = RunHistory{};
   history_.channels = runner_->channels();
   history_.columns.assign(history_.channels.size(), {});
@@ -427,7 +420,10 @@ void MainWindow::showRow(int row) {
   const render::Snapshot s = runner_->snapshot(row);
   scene_->update(s);
   // The end-effector paths up to this instant.
-  std::vector<core::Vector3> actual, planned;
+  std::vector<core::Vector3>& actual = path_actual_;
+  std::vector<core::Vector3>& planned = path_planned_;
+  actual.clear();
+  planned.clear();
   const int ex = history_.find("ee.x"), px = history_.find("plan.x");
   const int n = std::min(row + 1, history_.rows());
   if (ex >= 0) {

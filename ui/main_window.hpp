@@ -90,6 +90,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<render::CaptureScene> scene_;
   RunHistory history_;
   int shown_row_ = -1;
+  std::vector<core::Vector3> path_actual_, path_planned_;  // reused every frame
   bool view_dirty_ = true;
 
   OsgWidget* view_ = nullptr;
@@ -103,6 +104,7 @@ class MainWindow : public QMainWindow {
   QDoubleSpinBox* exaggeration_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* view_menu_ = nullptr;
+  QMenu* show_menu_ = nullptr;
   QAction* run_action_ = nullptr;
   long last_tick_ms_ = 0;
   QElapsedTimer plot_clock_;
