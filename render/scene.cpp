@@ -737,6 +737,7 @@ Vector3 CaptureScene::debrisPosition() const {
   return impl_->last.has_debris ? impl_->last.debris.r_W : basePosition();
 }
 bool CaptureScene::hasDebris() const { return impl_->scenario.debris.enabled; }
+int CaptureScene::endEffectorFrame() const { return impl_->ee_frame; }
 
 double CaptureScene::sceneRadius() const {
   const Impl& m = *impl_;

@@ -76,6 +76,9 @@ class CaptureScene {
   core::Vector3 debrisPosition() const;   // the base's if there is no debris
   double sceneRadius() const;             // radius of a sphere holding the chaser and the debris
   bool hasDebris() const;
+  // The frame drawn as the end effector (the run's end_effector, else the last frame of the
+  // deepest body); -1 if the model has no frames.
+  int endEffectorFrame() const;
 
   // The body under a picked node path (leaf last, as osgUtil gives it): a description with its
   // name, mass and current pose; empty if the path holds no body.
