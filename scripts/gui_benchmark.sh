@@ -3,20 +3,22 @@
 # window 1280x800, default layout, the flexible capture scenario (30 DOF) simulating:
 #   1. start-up: process start to the first frame of the 3D view (3 runs);
 #   2. frame rate of the 3D view while the simulation runs at x1 and as fast as possible (20 s each);
-#   3. memory while the recorded run is replayed in a loop (2 min, x1): the view redraws, nothing
-#      new is recorded, so the memory must stay flat;
+#   3. memory while the recorded run is replayed in a loop (--replay-minutes R, default 5, x1): the
+#      view redraws, nothing new is recorded, so the memory must stay flat;
 #   4. memory over a long recorded run: --minutes M (default 10) of wall time at x1 with the run
 #      lengthened to cover it, resident memory printed every 10 s (it grows with the recording).
-#   scripts/gui_benchmark.sh [--minutes M] [--skip-long]
+#   scripts/gui_benchmark.sh [--minutes M] [--replay-minutes R] [--skip-long]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 minutes=10
+replay_minutes=5
 long=1
 while (($#)); do
   case $1 in
     --minutes) minutes=$2; shift 2 ;;
+    --replay-minutes) replay_minutes=$2; shift 2 ;;
     --skip-long) long=0; shift ;;
-    *) echo "usage: $0 [--minutes M] [--skip-long]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--minutes M] [--replay-minutes R] [--skip-long]" >&2; exit 2 ;;
   esac
 done
 [ -x build/app/grapple ] || scripts/setup.sh
@@ -32,8 +34,8 @@ echo "== 3D view frame rate, simulating at x1 (20 s)"
 app --speed 1 --benchmark 20 | grep -v startup
 echo "== 3D view frame rate, simulating as fast as possible (run lengthened to 600 s, 20 s)"
 app --speed max --set run.duration=600 --benchmark 20 | grep -v startup
-echo "== memory while replaying the first 120 s of the run in a loop at x1 (2 min)"
-app --speed 1 --set run.duration=600 --replay --at 120 --benchmark 120 | grep -v startup
+echo "== memory while replaying the first 120 s of the run in a loop at x1 (${replay_minutes} min)"
+app --speed 1 --set run.duration=600 --replay --at 120 --benchmark $((replay_minutes * 60)) | grep -v startup
 if ((long)); then
   echo "== memory over a ${minutes}-minute recorded run at x1"
   app --speed 1 --set run.duration=$((minutes * 60 + 60)) --benchmark $((minutes * 60)) | grep -v startup
