@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 
 #include <osg/BlendFunc>
@@ -158,6 +159,7 @@ struct CaptureScene::Impl {
   core::Scenario scenario;
   core::Environment environment;
   std::vector<std::string> warnings;
+  std::map<std::string, osg::ref_ptr<osg::Node>> meshes;
   double exaggeration = 1;
   SceneOptions options;
   double scale = 1;  // characteristic arm size [m]
@@ -190,10 +192,13 @@ struct CaptureScene::Impl {
   void applyOptions();
 };
 
+// A mesh of assets/meshes, read once and shared by every place that draws it.
 osg::ref_ptr<osg::Node> CaptureScene::Impl::mesh(const std::string& asset_dir, const std::string& name) {
+  if (auto it = meshes.find(name); it != meshes.end()) return it->second;
   std::string error;
   osg::ref_ptr<osg::Node> n = loadMesh(asset_dir + "/meshes/" + name + ".obj", &error);
   if (!n) warnings.push_back(error);
+  meshes[name] = n;
   return n;
 }
 

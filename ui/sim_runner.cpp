@@ -48,7 +48,7 @@ int SimRunner::channelIndex(const std::string& name) const {
 
 int SimRunner::expectedRows() const {
   const double rows = scenario_.run.duration * scenario_.run.record_rate + 2;
-  return std::isfinite(rows) ? static_cast<int>(std::clamp(rows, 1.0, 1e6)) : 1000000;
+  return std::isfinite(rows) ? static_cast<int>(std::clamp(rows, 1.0, 2e5)) : 200000;
 }
 
 void SimRunner::setRunning(bool running) {

@@ -49,7 +49,7 @@ class SimRunner {
   const core::Scenario& scenario() const { return scenario_; }
   const std::vector<core::ChannelInfo>& channels() const { return channels_; }
   int channelIndex(const std::string& name) const;  // -1 if absent
-  // Rows the whole run will record (duration × record rate + the initial one), capped at 10⁶:
+  // Rows the whole run will record (duration × record rate + the initial one), capped at 2·10⁵:
   // what the run's buffers reserve, so they grow by pages, not by doubling.
   int expectedRows() const;
 
