@@ -51,12 +51,14 @@ OsgWidget::~OsgWidget() {
 void OsgWidget::setScene(render::CaptureScene* scene) {
   scene_ = scene;
   viewer_->setSceneData(scene ? scene->root() : nullptr);
+  user_moved_ = false;
   applyPreset(true);
   update();
 }
 
 void OsgWidget::setCameraPreset(CameraPreset preset) {
   preset_ = preset;
+  user_moved_ = false;
   applyPreset(true);
   update();
 }
@@ -127,6 +129,7 @@ void OsgWidget::resizeGL(int w, int h) {
   osg::Camera* camera = viewer_->getCamera();
   camera->setViewport(0, 0, pw, ph);
   camera->setProjectionMatrixAsPerspective(40.0, double(std::max(1, pw)) / std::max(1, ph), 0.1, 2000.0);
+  if (!user_moved_) applyPreset(true);  // the preset frames the scene for the new shape
 }
 
 void OsgWidget::paintGL() {
@@ -145,6 +148,7 @@ int OsgWidget::osgButton(Qt::MouseButton b, Qt::KeyboardModifiers mods) const {
 void OsgWidget::mousePressEvent(QMouseEvent* e) {
   const double dpr = devicePixelRatioF();
   press_at_ = e->position().toPoint();
+  user_moved_ = true;
   window_->getEventQueue()->mouseButtonPress(float(e->position().x() * dpr), float(e->position().y() * dpr),
                                              osgButton(e->button(), e->modifiers()));
   update();
@@ -167,6 +171,7 @@ void OsgWidget::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void OsgWidget::wheelEvent(QWheelEvent* e) {
+  user_moved_ = true;
   window_->getEventQueue()->mouseScroll(e->angleDelta().y() > 0 ? osgGA::GUIEventAdapter::SCROLL_UP
                                                                 : osgGA::GUIEventAdapter::SCROLL_DOWN);
   update();

@@ -65,6 +65,7 @@ class OsgWidget : public QOpenGLWidget {
   CameraPreset preset_ = CameraPreset::kWholeScene;
   core::Vector3 followed_ = core::Vector3::Zero();
   QPoint press_at_;
+  bool user_moved_ = false;  // the camera was moved by hand since the last preset
   long frames_ = 0;
 };
 

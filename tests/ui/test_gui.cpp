@@ -172,6 +172,29 @@ class TestGui : public QObject {
     QVERIFY(window_->view()->describeAt(QPoint(2, 2)).isEmpty());  // a corner: space
   }
 
+  void mouseDragOrbitsTheCamera() {
+    ui::OsgWidget* view = window_->view();
+    view->setCameraPreset(ui::OsgWidget::CameraPreset::kWholeScene);
+    const QImage before = grabView();
+    auto send = [&](QEvent::Type type, QPointF at, Qt::MouseButton button, Qt::MouseButtons held) {
+      QMouseEvent e(type, at, view->mapToGlobal(at), button, held, Qt::NoModifier);
+      QCoreApplication::sendEvent(view, &e);
+    };
+    const QPointF a(view->width() * 0.5, view->height() * 0.5);
+    send(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton);
+    for (int k = 1; k <= 10; ++k) {
+      send(QEvent::MouseMove, a + QPointF(12.0 * k, 4.0 * k), Qt::NoButton, Qt::LeftButton);
+      grabView();  // the viewer handles its events at each frame
+    }
+    send(QEvent::MouseButtonRelease, a + QPointF(120, 40), Qt::LeftButton, Qt::NoButton);
+    const QImage after = grabView();
+    const double differ = differingFraction(before, after);
+    qInfo("left drag: %.2f%% of the pixels changed", 100 * differ);
+    QVERIFY(differ > 0.01);
+    window_->view()->setCameraPreset(ui::OsgWidget::CameraPreset::kWholeScene);  // back home
+    QVERIFY(differingFraction(before, grabView()) < 1e-3);
+  }
+
   void deformationIsDrawnExaggerated() {
     // The arrays and segments are drawn from their modal coordinates: with a large exaggeration
     // the picture changes, with none it is the rigid pose.
