@@ -349,6 +349,34 @@ class TestGui : public QObject {
     window_->setRunning(false);
   }
 
+  void interfaceStaysResponsiveWhileSimulating() {
+    // The flexible run computes as fast as it can in the worker; the GUI thread keeps serving
+    // its events (the largest gap between 10 ms timer events stays short) and keeps drawing.
+    window_->setSpeed(0);
+    window_->setRunning(true);
+    const long frames = window_->view()->framesDrawn();
+    QElapsedTimer clock, gap;
+    clock.start();
+    gap.start();
+    qint64 worst = 0;
+    QTimer probe;
+    connect(&probe, &QTimer::timeout, [&] {
+      worst = std::max(worst, gap.restart());
+    });
+    probe.start(10);
+    const double t0 = window_->runner()->status().time;
+    while (clock.elapsed() < 2000) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    probe.stop();
+    window_->setRunning(false);
+    const double simulated = window_->runner()->status().time - t0;
+    const long drawn = window_->view()->framesDrawn() - frames;
+    qInfo("2 s of wall time: %.1f s simulated, %ld frames drawn, longest event gap %lld ms", simulated, drawn,
+          static_cast<long long>(worst));
+    QVERIFY(simulated > 2.0);  // faster than real time
+    QVERIFY(worst < 250);
+    QVERIFY(drawn >= 10);
+  }
+
   void layoutIsSavedOnClose() {
     window_->close();
     QVERIFY(QSettings().contains("window/state"));
