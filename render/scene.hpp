@@ -1,0 +1,93 @@
+// CaptureScene: the OSG scene of a capture, built once from the chaser's Model and the Scenario,
+// then posed from Snapshots: the bus, arm hubs and gripper from the project's meshes (assets/),
+// rigid links as cylinders, flexible arm segments and solar arrays drawn deformed from their
+// modal coordinates (times a display exaggeration), the tumbling debris with its grasp point, the
+// planned and actual end-effector paths, optional body frames, velocity and momentum vectors,
+// the system's centre of mass, a starfield and an Earth-direction arrow.
+//
+// OSG types are only forward-declared here: the header is cheap for ui/. Everything runs on the
+// GUI thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/math/spatial.hpp"
+#include "render/snapshot.hpp"
+
+namespace osg {
+class Node;
+}
+
+namespace grapple::core {
+struct Model;
+struct Scenario;
+}  // namespace grapple::core
+
+namespace grapple::render {
+
+struct SceneOptions {
+  bool frames = false;      // body frames (x red, y green, z blue)
+  bool velocities = false;  // base and debris velocity arrows
+  bool momentum = false;    // linear and angular momentum arrows at the centre of mass
+  bool com = true;          // the chaser's centre of mass
+  bool paths = true;        // planned and actual end-effector paths
+  bool stars = true;        // starfield
+  bool earth = true;        // arrow towards the Earth
+};
+
+// Colours of the main parts, for the tests that look at the pixels (RGB 0-1).
+struct ScenePalette {
+  static constexpr float kArray[3] = {0.10f, 0.22f, 0.75f};   // solar arrays: deep blue
+  static constexpr float kDebris[3] = {0.90f, 0.66f, 0.12f};  // debris: gold foil
+  static constexpr float kLink[3] = {0.88f, 0.88f, 0.90f};    // arm links: white
+  static constexpr float kGrasp[3] = {0.95f, 0.10f, 0.10f};   // grasp point: red
+  static constexpr float kBackground[3] = {0.01f, 0.01f, 0.04f};
+};
+
+class CaptureScene {
+ public:
+  // asset_dir: where meshes/*.obj are (GRAPPLE_ASSET_DIR by default). A missing mesh falls back
+  // to a generated shape (and is reported by warnings()).
+  CaptureScene(const core::Model& model, const core::Scenario& scenario,
+               const std::string& asset_dir = GRAPPLE_ASSET_DIR);
+  ~CaptureScene();
+  CaptureScene(const CaptureScene&) = delete;
+  CaptureScene& operator=(const CaptureScene&) = delete;
+
+  osg::Node* root() const;
+  const std::vector<std::string>& warnings() const;
+
+  // Poses every body (kinematics of q with the modal coordinates scaled by the exaggeration),
+  // deforms the flexible bodies, moves the debris and the vectors.
+  void update(const Snapshot& snapshot);
+  // Display exaggeration of the flexible deformation (1: true scale). Applied at the next update.
+  void setExaggeration(double factor);
+  double exaggeration() const;
+  void setOptions(const SceneOptions& options);
+  const SceneOptions& options() const;
+  // End-effector paths, inertial positions [m]: the recorded one and the capture plan's.
+  void setPaths(const std::vector<core::Vector3>& actual, const std::vector<core::Vector3>& planned);
+
+  // After update: points of interest for the camera presets (inertial, [m]).
+  core::Vector3 endEffectorPosition() const;
+  core::Vector3 basePosition() const;
+  core::Vector3 debrisPosition() const;   // the base's if there is no debris
+  double sceneRadius() const;             // radius of a sphere holding the chaser and the debris
+  bool hasDebris() const;
+  // The frame drawn as the end effector (the run's end_effector, else the last frame of the
+  // deepest body); -1 if the model has no frames.
+  int endEffectorFrame() const;
+
+  // The body under a picked node path (leaf last, as osgUtil gives it): a description with its
+  // name, mass and current pose; empty if the path holds no body.
+  std::string describePick(const std::vector<osg::Node*>& path) const;
+
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace grapple::render

@@ -1,0 +1,406 @@
+// The desktop application, driven for real under a (virtual) X display: the main window opens the
+// default scenario, runs 2 s of simulated time and draws the chaser, its solar arrays and the
+// debris (their colours are in the grabbed 3D view); the plots hold the recorded data; scrubbing
+// the timeline changes the drawn pose; a broken or missing scenario shows an error dialog with the
+// loader's file:line message and keeps the previous scenario open; the layout is saved on close.
+// With no X display the whole test is skipped (CTest reports "Skipped").
+#include <QtTest>
+
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QSurfaceFormat>
+#include <QTemporaryDir>
+#include <fstream>
+#include <memory>
+
+#include "render/scene.hpp"
+#include "ui/main_window.hpp"
+#include "ui/osg_widget.hpp"
+#include "ui/plot_panel.hpp"
+#include "ui/sim_runner.hpp"
+#include "ui/timeline.hpp"
+
+using namespace grapple;
+
+namespace {
+
+struct PixelCensus {
+  double blue = 0, gold = 0, white = 0, background = 0, mean = 0;  // fractions, mean grey 0-255
+};
+
+// Classifies the pixels of a grabbed view by the scene's palette (render::ScenePalette), lit.
+PixelCensus census(const QImage& image) {
+  const QImage img = image.convertToFormat(QImage::Format_RGB32);
+  PixelCensus c;
+  const double n = double(img.width()) * img.height();
+  const int bg_r = int(render::ScenePalette::kBackground[0] * 255), bg_g = int(render::ScenePalette::kBackground[1] * 255),
+            bg_b = int(render::ScenePalette::kBackground[2] * 255);
+  for (int y = 0; y < img.height(); ++y) {
+    const QRgb* line = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+    for (int x = 0; x < img.width(); ++x) {
+      const int r = qRed(line[x]), g = qGreen(line[x]), b = qBlue(line[x]);
+      c.mean += (r + g + b) / 3.0;
+      if (std::abs(r - bg_r) <= 3 && std::abs(g - bg_g) <= 3 && std::abs(b - bg_b) <= 3) c.background += 1;
+      if (b > 90 && b > r + 50 && b > g + 30) c.blue += 1;                          // solar arrays
+      if (r > 120 && g > 60 && r > b + 70 && g > b + 25 && r > g) c.gold += 1;      // debris foil
+      if (r > 130 && std::abs(r - g) < 22 && std::abs(g - b) < 28) c.white += 1;    // bus, arm
+    }
+  }
+  c.blue /= n;
+  c.gold /= n;
+  c.white /= n;
+  c.background /= n;
+  c.mean /= n;
+  return c;
+}
+
+double differingFraction(const QImage& a, const QImage& b) {
+  const QImage x = a.convertToFormat(QImage::Format_RGB32), y = b.convertToFormat(QImage::Format_RGB32);
+  if (x.size() != y.size()) return 1.0;
+  long differ = 0;
+  for (int j = 0; j < x.height(); ++j) {
+    const QRgb* p = reinterpret_cast<const QRgb*>(x.constScanLine(j));
+    const QRgb* q = reinterpret_cast<const QRgb*>(y.constScanLine(j));
+    for (int i = 0; i < x.width(); ++i) {
+      if (std::abs(qRed(p[i]) - qRed(q[i])) + std::abs(qGreen(p[i]) - qGreen(q[i])) + std::abs(qBlue(p[i]) - qBlue(q[i])) > 30) {
+        ++differ;
+      }
+    }
+  }
+  return double(differ) / (double(x.width()) * x.height());
+}
+
+// Accepts the next modal message box and keeps its texts.
+class DialogCatcher : public QObject {
+ public:
+  QString text;
+  bool seen = false;
+  DialogCatcher() {
+    timer_.setInterval(20);
+    QObject::connect(&timer_, &QTimer::timeout, this, [this] {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        seen = true;
+        text = box->text() + "\n" + box->informativeText();
+        box->accept();
+      }
+    });
+    timer_.start();
+  }
+
+ private:
+  QTimer timer_;
+};
+
+}  // namespace
+
+class TestGui : public QObject {
+  Q_OBJECT
+  std::unique_ptr<ui::MainWindow> window_;
+
+  QImage grabView() {
+    window_->tick();
+    QCoreApplication::processEvents();
+    return window_->view()->grabFramebuffer();
+  }
+
+ private slots:
+  void initTestCase() {
+    QSettings().clear();
+    window_ = std::make_unique<ui::MainWindow>();
+    window_->resize(1280, 800);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(window_->openScenario(ui::MainWindow::defaultScenario()));
+  }
+
+  void opensTheDefaultScenario() {
+    QVERIFY(window_->scenarioPath().endsWith("capture_flexible.yaml"));
+    QVERIFY(window_->scene() != nullptr);
+    QCOMPARE(window_->runner()->rows(), 1);
+    QVERIFY(window_->runner()->model().nflex > 0);  // the flexible chaser
+    QVERIFY(window_->windowTitle().contains("flexible"));
+  }
+
+  void runsTwoSecondsAndDrawsTheCapture() {
+    window_->setSpeed(0);  // as fast as possible
+    window_->runner()->runUntil(2.0);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->runner()->status().time >= 2.0 && !window_->runner()->status().running, 120000);
+    QCOMPARE(window_->runner()->rows(), 101);  // 2 s at 50 Hz and the initial instant
+    QTest::qWait(100);
+    QVERIFY(window_->statusText().contains("paused"));
+    const QImage view = grabView();
+    view.save(GRAPPLE_BINARY_DIR "/test_gui_view.png");
+    const PixelCensus c = census(view);
+    qInfo("view %dx%d: arrays (blue) %.2f%%, debris (gold) %.2f%%, chaser (white) %.2f%%, background %.1f%%, mean %.1f",
+          view.width(), view.height(), 100 * c.blue, 100 * c.gold, 100 * c.white, 100 * c.background, c.mean);
+    QVERIFY(view.width() >= 400 && view.height() >= 300);
+    QVERIFY2(c.blue > 0.01, "the solar arrays' blue is missing");
+    QVERIFY2(c.gold > 0.01, "the debris' gold is missing");
+    QVERIFY2(c.white > 0.01, "the chaser's white and grey are missing");
+    QVERIFY2(c.background > 0.3 && c.background < 0.97, "the view is blank or filled");
+    QVERIFY2(c.mean > 8, "the view is black");
+  }
+
+  void clickingABodyDescribesIt() {
+    // Find a gold (debris) and a blue (array) pixel well inside their regions and ask what is there.
+    const QImage img = grabView().convertToFormat(QImage::Format_RGB32);
+    auto isGold = [](QRgb p) { return qRed(p) > 150 && qGreen(p) > 90 && qRed(p) > qBlue(p) + 90 && qGreen(p) > qBlue(p) + 40; };
+    auto isBlue = [](QRgb p) { return qBlue(p) > 110 && qBlue(p) > qRed(p) + 60 && qBlue(p) > qGreen(p) + 40; };
+    auto interior = [&](auto is) {
+      for (int y = 4; y + 4 < img.height(); ++y) {
+        for (int x = 4; x + 4 < img.width(); ++x) {
+          bool all = true;
+          for (int dy = -4; dy <= 4 && all; ++dy) {
+            for (int dx = -4; dx <= 4 && all; ++dx) all = is(img.pixel(x + dx, y + dy));
+          }
+          if (all) return QPoint(x, y);
+        }
+      }
+      return QPoint(-1, -1);
+    };
+    const QPoint gold = interior(isGold), blue = interior(isBlue);
+    QVERIFY(gold.x() >= 0 && blue.x() >= 0);
+    const double dpr = window_->view()->devicePixelRatioF();
+    const QString debris = window_->view()->describeAt(gold / dpr);
+    QVERIFY2(debris.startsWith("debris: 1060.0 kg"), qPrintable(debris));
+    const QString array = window_->view()->describeAt(blue / dpr);
+    QVERIFY2(array.startsWith("array_left: 200.00 kg") || array.startsWith("array_right: 200.00 kg"), qPrintable(array));
+    QVERIFY(array.contains("position ["));
+    QVERIFY(window_->view()->describeAt(QPoint(2, 2)).isEmpty());  // a corner: space
+  }
+
+  void mouseDragOrbitsTheCamera() {
+    ui::OsgWidget* view = window_->view();
+    view->setCameraPreset(ui::OsgWidget::CameraPreset::kWholeScene);
+    const QImage before = grabView();
+    auto send = [&](QEvent::Type type, QPointF at, Qt::MouseButton button, Qt::MouseButtons held) {
+      QMouseEvent e(type, at, view->mapToGlobal(at), button, held, Qt::NoModifier);
+      QCoreApplication::sendEvent(view, &e);
+    };
+    const QPointF a(view->width() * 0.5, view->height() * 0.5);
+    send(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton);
+    for (int k = 1; k <= 10; ++k) {
+      send(QEvent::MouseMove, a + QPointF(12.0 * k, 4.0 * k), Qt::NoButton, Qt::LeftButton);
+      grabView();  // the viewer handles its events at each frame
+    }
+    send(QEvent::MouseButtonRelease, a + QPointF(120, 40), Qt::LeftButton, Qt::NoButton);
+    const QImage after = grabView();
+    const double differ = differingFraction(before, after);
+    qInfo("left drag: %.2f%% of the pixels changed", 100 * differ);
+    QVERIFY(differ > 0.01);
+    window_->view()->setCameraPreset(ui::OsgWidget::CameraPreset::kWholeScene);  // back home
+    QVERIFY(differingFraction(before, grabView()) < 1e-3);
+  }
+
+  void deformationIsDrawnExaggerated() {
+    // The arrays and segments are drawn from their modal coordinates: with a large exaggeration
+    // the picture changes, with none it is the rigid pose.
+    auto* factor = window_->findChild<QDoubleSpinBox*>("exaggeration");
+    QVERIFY(factor);
+    const double before = factor->value();
+    factor->setValue(0);
+    const QImage rigid = grabView();
+    factor->setValue(500);
+    const QImage exaggerated = grabView();
+    factor->setValue(before);
+    const double differ = differingFraction(rigid, exaggerated);
+    qInfo("deformation x0 -> x500: %.2f%% of the pixels changed", 100 * differ);
+    QVERIFY(differ > 0.001);
+  }
+
+  void plotsHoldData() {
+    const int rows = window_->history().rows();
+    QVERIFY(rows >= 101);  // 2 s at 50 Hz and the initial instant
+    QCOMPARE(rows, window_->runner()->rows());
+    int panels_with_data = 0;
+    for (ui::PlotPanel* p : window_->plots()) {
+      const auto shown = p->shownChannels();
+      if (shown.empty()) continue;
+      QCOMPARE(p->pointCount(), rows * int(shown.size()));
+      ++panels_with_data;
+    }
+    QVERIFY(panels_with_data >= 7);
+    ui::PlotPanel* energy = window_->plots().front();
+    QCOMPARE(energy->title(), QString("Energy"));
+    const auto shown = energy->shownChannels();
+    QVERIFY(std::find(shown.begin(), shown.end(), "energy.total") != shown.end());
+    // The user chooses the channels.
+    energy->showChannels({"energy.kinetic"});
+    QCOMPARE(energy->pointCount(), rows);
+    energy->showChannels(shown);
+  }
+
+  void plannedPathFollowsTheJointReferences() {
+    // capture_flexible flies joint paths: the planned hand is where the references put it. At
+    // t = 0 the joints are on their references and nothing is deformed: the hand itself.
+    const auto& plan = window_->plannedPath();
+    const auto& h = window_->history();
+    QCOMPARE(int(plan.size()), h.rows());
+    const int ex = h.find("ee.x");
+    const core::Vector3 ee0(h.columns[ex][0], h.columns[ex + 1][0], h.columns[ex + 2][0]);
+    QVERIFY((plan.front() - ee0).norm() < 1e-9);
+    // Later the two differ by the tracking error and the arm's deformation: small, not zero.
+    const int last = h.rows() - 1;
+    const core::Vector3 ee(h.columns[ex][last], h.columns[ex + 1][last], h.columns[ex + 2][last]);
+    qInfo("planned vs actual hand at t = %.2f s: %.2e m", h.columns[0][last], (plan.back() - ee).norm());
+    QVERIFY((plan.back() - ee).norm() < 0.05);
+    QVERIFY((plan.back() - plan.front()).norm() > 1e-3);  // it moves
+  }
+
+  void scrubbingChangesTheDrawnPose() {
+    ui::Timeline* t = window_->timeline();
+    const int last = window_->history().rows() - 1;
+    t->setRow(0);
+    QVERIFY(!t->live());
+    const QImage start = grabView();
+    const core::Vector3 ee0 = window_->scene()->endEffectorPosition();
+    t->setRow(last);
+    const QImage end = grabView();
+    const core::Vector3 ee1 = window_->scene()->endEffectorPosition();
+    end.save(GRAPPLE_BINARY_DIR "/test_gui_view_end.png");
+    const double differ = differingFraction(start, end);
+    qInfo("scrub 0 -> %d: %.2f%% of the pixels changed, hand moved %.3f m", last, 100 * differ, (ee1 - ee0).norm());
+    QVERIFY((ee1 - ee0).norm() > 1e-3);
+    QVERIFY(differ > 0.001);
+    // Frame steps and back: the same picture as before.
+    t->setRow(last - 1);
+    QCOMPARE(t->row(), last - 1);
+    t->setRow(0);
+    QVERIFY(differingFraction(start, grabView()) < 1e-4);
+  }
+
+  void timelineReplaysALoopWindow() {
+    ui::Timeline* t = window_->timeline();
+    t->setRow(0);
+    t->setLoop(true, 0.5, 1.0);
+    t->setReplaying(true);
+    double lo = 1e9, hi = -1e9;
+    bool wrapped = false;
+    double previous = t->time();
+    for (int k = 0; k < 40; ++k) {
+      t->advance(0.07);
+      lo = std::min(lo, t->time());
+      hi = std::max(hi, t->time());
+      wrapped = wrapped || t->time() < previous;
+      previous = t->time();
+    }
+    qInfo("replayed times within [%.2f, %.2f] s", lo, hi);
+    QVERIFY(lo >= 0.5 - 1e-9 && hi <= 1.0 + 1e-9);
+    QVERIFY(wrapped);
+    QVERIFY(hi - lo > 0.3);
+    t->setReplaying(false);
+    t->setLoop(false, 0, 10);
+    // The view follows the replayed instant.
+    t->setRow(25);
+    window_->tick();
+    QCOMPARE(window_->runner()->snapshot(t->row()).time, 0.5);
+  }
+
+  void cameraPresetsShowTheScene() {
+    using P = ui::OsgWidget::CameraPreset;
+    QImage previous;
+    for (P p : {P::kFollowEndEffector, P::kFromBase, P::kFromDebris, P::kWholeScene}) {
+      window_->view()->setCameraPreset(p);
+      const QImage img = grabView();
+      const PixelCensus c = census(img);
+      qInfo("preset %d: arrays %.1f%%, debris %.1f%%, chaser %.1f%%", int(p), 100 * c.blue, 100 * c.gold, 100 * c.white);
+      QVERIFY(c.blue + c.gold + c.white > 0.01);
+      if (!previous.isNull()) QVERIFY(differingFraction(previous, img) > 0.01);
+      previous = img;
+      img.save(QString(GRAPPLE_BINARY_DIR "/test_gui_preset%1.png").arg(int(p)));
+    }
+  }
+
+  void brokenScenarioShowsAnErrorAndKeepsThePreviousOne() {
+    const QString before = window_->scenarioPath();
+    ui::SimRunner* runner = window_->runner();
+    const int rows = runner->rows();
+    QTemporaryDir dir;
+    const QString broken = dir.filePath("broken.yaml");
+    {
+      std::ofstream f(broken.toStdString());
+      f << "format: 1\nname: broken\nchaser:\n  robot: " GRAPPLE_SOURCE_DIR "/scenarios/robots/chaser.yaml\n"
+        << "  intial: {}\n";  // line 5: a typo
+    }
+    {
+      DialogCatcher catcher;
+      QVERIFY(!window_->openScenario(broken));
+      QVERIFY(catcher.seen);
+      QVERIFY2(catcher.text.contains(broken + ":5:"), qPrintable(catcher.text));
+      QVERIFY2(catcher.text.contains("initial"), qPrintable(catcher.text));  // did you mean
+    }
+    QVERIFY(window_->lastError().startsWith(broken + ":5:"));
+    QCOMPARE(window_->scenarioPath(), before);
+    QCOMPARE(window_->runner(), runner);
+    QCOMPARE(window_->runner()->rows(), rows);
+    {
+      DialogCatcher catcher;
+      QVERIFY(!window_->openScenario(dir.filePath("missing.yaml")));
+      QVERIFY(catcher.seen);
+      QVERIFY2(catcher.text.contains("missing.yaml"), qPrintable(catcher.text));
+    }
+    QCOMPARE(window_->scenarioPath(), before);
+    // Still alive: it runs on.
+    window_->setRunning(true);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->runner()->rows() > rows, 30000);
+    window_->setRunning(false);
+  }
+
+  void interfaceStaysResponsiveWhileSimulating() {
+    // The flexible run computes as fast as it can in the worker; the GUI thread keeps serving
+    // its events (the largest gap between 10 ms timer events stays short) and keeps drawing.
+    window_->setSpeed(0);
+    window_->setRunning(true);
+    const long frames = window_->view()->framesDrawn();
+    QElapsedTimer clock, gap;
+    clock.start();
+    gap.start();
+    qint64 worst = 0;
+    QTimer probe;
+    connect(&probe, &QTimer::timeout, [&] {
+      worst = std::max(worst, gap.restart());
+    });
+    probe.start(10);
+    const double t0 = window_->runner()->status().time;
+    while (clock.elapsed() < 2000) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    probe.stop();
+    window_->setRunning(false);
+    const double simulated = window_->runner()->status().time - t0;
+    const long drawn = window_->view()->framesDrawn() - frames;
+    qInfo("2 s of wall time: %.1f s simulated, %ld frames drawn, longest event gap %lld ms", simulated, drawn,
+          static_cast<long long>(worst));
+    QVERIFY(simulated > 2.0);  // faster than real time
+    QVERIFY(worst < 250);
+    QVERIFY(drawn >= 10);
+  }
+
+  void layoutIsSavedOnClose() {
+    window_->close();
+    QVERIFY(QSettings().contains("window/state"));
+    QVERIFY(QSettings().value("recent").toStringList().contains(window_->scenarioPath()));
+  }
+
+  void cleanupTestCase() { window_.reset(); }
+};
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("DISPLAY")) {
+    std::printf("SKIP   : TestGui::initTestCase() no X display (run under xvfb-run)\n");
+    return 0;
+  }
+  QSurfaceFormat format;  // as app/grapple: fixed-function OSG needs a compatibility profile
+  format.setProfile(QSurfaceFormat::CompatibilityProfile);
+  format.setDepthBufferSize(24);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+  QCoreApplication::setOrganizationName("GrappleTest");
+  QCoreApplication::setApplicationName("test_gui");
+  TestGui test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_gui.moc"

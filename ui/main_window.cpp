@@ -1,0 +1,560 @@
+#include "ui/main_window.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/io/load_error.hpp"
+#include "render/scene.hpp"
+#include "ui/osg_widget.hpp"
+#include "ui/sim_runner.hpp"
+#include "ui/timeline.hpp"
+
+namespace grapple::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+// The same loading path as grapple-cli: the scenario, then the Simulation built from it; what only
+// the initial state reveals is reported against the file.
+std::unique_ptr<SimRunner> makeRunner(const QString& path, const core::LoadedScenario& loaded) {
+  try {
+    return std::make_unique<SimRunner>(loaded);
+  } catch (const std::invalid_argument& e) {
+    throw core::LoadError(path.toStdString(), 0, e.what());
+  }
+}
+
+}  // namespace
+
+QString MainWindow::scenarioDir() {
+  const QByteArray env = qgetenv("GRAPPLE_SCENARIO_DIR");
+  return env.isEmpty() ? QString(GRAPPLE_SCENARIO_DIR) : QString::fromLocal8Bit(env);
+}
+
+QString MainWindow::defaultScenario() { return scenarioDir() + "/capture_flexible.yaml"; }
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName("MainWindow");
+  setWindowTitle("Grapple");
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  view_ = new OsgWidget(central);
+  view_->setObjectName("view3d");
+  timeline_ = new Timeline(central);
+  timeline_->setObjectName("timeline");
+  layout->addWidget(view_, 1);
+  layout->addWidget(timeline_);
+  setCentralWidget(central);
+  connect(timeline_, &Timeline::rowChanged, this, [this](int) { view_dirty_ = true; });
+  connect(view_, &OsgWidget::picked, this, [this](const QString& text) {
+    info_->setText(text.isEmpty() ? tr("Click a body in the 3D view.") : text);
+    if (!text.isEmpty()) statusBar()->showMessage(text, 8000);
+  });
+
+  status_ = new QLabel(this);
+  statusBar()->addPermanentWidget(status_);
+
+  buildDocks();
+  buildMenus();
+
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+
+  timer_ = new QTimer(this);
+  timer_->setTimerType(Qt::PreciseTimer);
+  connect(timer_, &QTimer::timeout, this, &MainWindow::tick);
+  timer_->start(25);
+}
+
+MainWindow::~MainWindow() {
+  timer_->stop();
+  runner_.reset();  // joins the worker
+  view_->setScene(nullptr);
+}
+
+void MainWindow::buildDocks() {
+  QDockWidget* first = nullptr;
+  QDockWidget* second = nullptr;
+  QDockWidget* third = nullptr;
+  int k = 0;
+  for (const PlotPreset& p : plotPresets()) {
+    auto* dock = new QDockWidget(p.title, this);
+    dock->setObjectName("plot:" + p.title);
+    auto* panel = new PlotPanel(p.title, p.defaults, dock);
+    panel->setObjectName("plot:" + p.title);
+    dock->setWidget(panel);
+    plots_.push_back(panel);
+    connect(dock, &QDockWidget::visibilityChanged, panel, [panel](bool) { panel->refresh(); });
+    // Three panels side by side on the right (energy, tracking, base drift), the others as tabs.
+    if (k < 3) {
+      addDockWidget(Qt::RightDockWidgetArea, dock, Qt::Vertical);
+      (k == 0 ? first : k == 1 ? second : third) = dock;
+    } else {
+      tabifyDockWidget(k % 3 == 0 ? first : k % 3 == 1 ? second : third, dock);
+    }
+    ++k;
+  }
+  first->raise();
+  second->raise();
+  third->raise();
+
+  auto* info_dock = new QDockWidget(tr("Selection"), this);
+  info_dock->setObjectName("dock:selection");
+  info_ = new QLabel(tr("Click a body in the 3D view."), info_dock);
+  info_->setWordWrap(true);
+  info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  info_->setMargin(6);
+  info_dock->setWidget(info_);
+  addDockWidget(Qt::LeftDockWidgetArea, info_dock);
+  auto* scen_dock = new QDockWidget(tr("Scenario"), this);
+  scen_dock->setObjectName("dock:scenario");
+  scenario_info_ = new QLabel(scen_dock);
+  scenario_info_->setWordWrap(true);
+  scenario_info_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  scenario_info_->setMargin(6);
+  scen_dock->setWidget(scenario_info_);
+  addDockWidget(Qt::LeftDockWidgetArea, scen_dock);
+  tabifyDockWidget(scen_dock, info_dock);
+  scen_dock->raise();
+  resizeDocks({first}, {560}, Qt::Horizontal);
+  resizeDocks({scen_dock}, {230}, Qt::Horizontal);
+}
+
+void MainWindow::buildMenus() {
+  // File
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open scenario..."), QKeySequence::Open, this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open scenario"), QFileInfo(path_).absolutePath(),
+                                                   tr("Scenarios (*.yaml *.yml)"));
+    if (!p.isEmpty()) openScenario(p);
+  });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  QMenu* builtin = file->addMenu(tr("&Built-in scenarios"));
+  const QDir dir(scenarioDir());
+  for (const QString& f : dir.entryList({"*.yaml"}, QDir::Files, QDir::Name)) {
+    builtin->addAction(f, this, [this, p = dir.filePath(f)] { openScenario(p); });
+  }
+  file->addSeparator();
+  file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+  file->addAction(tr("Save &as..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  updateRecentMenu();
+
+  // Simulation
+  QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
+  QToolBar* bar = addToolBar(tr("Simulation"));
+  bar->setObjectName("toolbar:simulation");
+  run_action_ = sim->addAction(tr("&Run"), this, [this] {
+    setRunning(!(runner_ && runner_->status().running));
+  });
+  run_action_->setShortcut(Qt::Key_Space);
+  QAction* step = sim->addAction(tr("S&tep"), this, &MainWindow::stepOnce);
+  step->setShortcut(Qt::Key_Period);
+  QAction* reset = sim->addAction(tr("R&eset"), this, &MainWindow::resetRun);
+  reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  bar->addAction(run_action_);
+  bar->addAction(step);
+  bar->addAction(reset);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Speed "), bar));
+  speed_ = new QComboBox(bar);
+  speed_->setObjectName("speed");
+  const double speeds[] = {0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100};
+  for (double s : speeds) speed_->addItem(QString("x%1").arg(s), s);
+  speed_->addItem(tr("as fast as possible"), 0.0);
+  speed_->setCurrentIndex(3);
+  connect(speed_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (runner_) runner_->setSpeed(speed_->itemData(i).toDouble());
+  });
+  bar->addWidget(speed_);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Deformation x"), bar));
+  exaggeration_ = new QDoubleSpinBox(bar);
+  exaggeration_->setObjectName("exaggeration");
+  exaggeration_->setRange(0, 1000);
+  exaggeration_->setDecimals(1);
+  exaggeration_->setValue(QSettings().value("view/exaggeration", 10.0).toDouble());
+  exaggeration_->setToolTip(tr("Display exaggeration of the flexible deformation"));
+  connect(exaggeration_, &QDoubleSpinBox::valueChanged, this, [this](double f) {
+    if (scene_) scene_->setExaggeration(f);
+    QSettings().setValue("view/exaggeration", f);
+    view_dirty_ = true;
+  });
+  bar->addWidget(exaggeration_);
+
+  // View
+  view_menu_ = menuBar()->addMenu(tr("&View"));
+  QMenu* camera = view_menu_->addMenu(tr("&Camera"));
+  auto* group = new QActionGroup(this);
+  const std::pair<QString, OsgWidget::CameraPreset> presets[] = {
+      {tr("Whole scene"), OsgWidget::CameraPreset::kWholeScene},
+      {tr("Follow the end effector"), OsgWidget::CameraPreset::kFollowEndEffector},
+      {tr("From the base"), OsgWidget::CameraPreset::kFromBase},
+      {tr("From the debris"), OsgWidget::CameraPreset::kFromDebris}};
+  int key = Qt::Key_1;
+  for (const auto& [name, preset] : presets) {
+    QAction* a = camera->addAction(name, this, [this, p = preset] { view_->setCameraPreset(p); });
+    a->setShortcut(QKeySequence(Qt::CTRL | key++));
+    a->setCheckable(true);
+    a->setChecked(preset == OsgWidget::CameraPreset::kWholeScene);
+    group->addAction(a);
+  }
+  QMenu* show = show_menu_ = view_menu_->addMenu(tr("&Show"));
+  struct Toggle {
+    QString name;
+    bool render::SceneOptions::*flag;
+  };
+  const Toggle toggles[] = {{tr("Body frames"), &render::SceneOptions::frames},
+                            {tr("Velocity vectors"), &render::SceneOptions::velocities},
+                            {tr("Momentum vectors"), &render::SceneOptions::momentum},
+                            {tr("Centre of mass"), &render::SceneOptions::com},
+                            {tr("End-effector paths"), &render::SceneOptions::paths},
+                            {tr("Stars"), &render::SceneOptions::stars},
+                            {tr("Earth direction"), &render::SceneOptions::earth}};
+  for (const Toggle& t : toggles) {
+    QAction* a = show->addAction(t.name);
+    a->setCheckable(true);
+    a->setChecked(render::SceneOptions{}.*(t.flag));
+    connect(a, &QAction::toggled, this, [this, flag = t.flag](bool on) {
+      if (!scene_) return;
+      render::SceneOptions o = scene_->options();
+      o.*flag = on;
+      scene_->setOptions(o);
+      view_dirty_ = true;
+    });
+  }
+  view_menu_->addSeparator();
+  QMenu* panels = view_menu_->addMenu(tr("&Panels"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) panels->addAction(d->toggleViewAction());
+}
+
+void MainWindow::updateRecentMenu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value("recent").toStringList();
+  for (const QString& p : recent) recent_menu_->addAction(p, this, [this, p] { openScenario(p); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::openScenario(const QString& path) {
+  try {
+    core::LoadedScenario loaded = core::loadScenario(path.toStdString(), overrides_);
+    std::unique_ptr<SimRunner> runner = makeRunner(path, loaded);
+    adopt(path, std::move(loaded), std::move(runner));
+    last_error_.clear();
+    return true;
+  } catch (const std::exception& e) {  // LoadError: "file:line: what, expected"
+    last_error_ = QString::fromStdString(e.what());
+    QMessageBox box(QMessageBox::Critical, tr("Cannot open the scenario"),
+                    tr("The scenario could not be opened; %1 stays open.")
+                        .arg(path_.isEmpty() ? tr("nothing") : QFileInfo(path_).fileName()),
+                    QMessageBox::Ok, this);
+    box.setObjectName("scenarioError");
+    box.setInformativeText(last_error_);
+    box.exec();
+    return false;
+  }
+}
+
+void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::unique_ptr<SimRunner> runner) {
+  // The old run first (its worker joined), then the new scene.
+  runner_.reset();
+  view_->setScene(nullptr);
+  loaded_ = std::move(loaded);
+  runner_ = std::move(runner);
+  path_ = QFileInfo(path).absoluteFilePath();
+  scene_ = std::make_unique<render::CaptureScene>(runner_->model(), runner_->scenario());
+  scene_->setExaggeration(exaggeration_->value());
+  for (const std::string& w : scene_->warnings()) statusBar()->showMessage(QString::fromStdString(w), 10000);
+  // Keep the overlay choices of the menu.
+  render::SceneOptions o;
+  bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth};
+  const QList<QAction*> toggles = show_menu_->actions();
+  for (int k = 0; k < 7 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
+  scene_->setOptions(o);
+  history_ = RunHistory{};
+  history_.channels = runner_->channels();
+  history_.columns.assign(history_.channels.size(), {});
+  for (auto& c : history_.columns) c.reserve(runner_->expectedRows());
+  runner_->takeRows(history_.columns);
+  planned_points_.clear();
+  planned_rows_.clear();
+  reference_channels_.clear();
+  for (int i = 1; i < runner_->model().nbodies; ++i) {
+    const core::Joint& j = runner_->model().joint[i];
+    if (j.nq != j.nv) continue;  // spherical: no reference channel per coordinate
+    for (int k = 0; k < j.nv; ++k) {
+      std::string name = "joint.";
+      name += j.name;
+      if (j.nv > 1) {
+        name += '[';
+        name += std::to_string(k);
+        name += ']';
+      }
+      name += ".reference";
+      const int c = history_.find(name);
+      if (c >= 0) reference_channels_.emplace_back(c, j.idx_q + k);
+    }
+  }
+  plan_data_ = std::make_shared<core::Data>(runner_->model(), runner_->model().hasFlexibleBodies());
+  timeline_->setTimes(&history_.columns[0]);
+  for (PlotPanel* p : plots_) p->reset(&history_);
+  shown_row_ = -1;
+  view_dirty_ = true;
+  runner_->setSpeed(speed_->currentData().toDouble());
+  scene_->update(runner_->snapshot(0));
+  extendPlannedPath(0, history_.rows());
+  view_->setScene(scene_.get());
+
+  const core::Scenario& s = runner_->scenario();
+  const core::Model& m = runner_->model();
+  setWindowTitle(QString("Grapple - %1").arg(QString::fromStdString(s.name)));
+  scenario_info_->setText(
+      QString("<b>%1</b><br>%2<br><br>file: %3<br>robot: %4 (%5 base, %6 DOF, %7 modal coordinates, %8 kg)<br>"
+              "integrator: %9, %10 s, recorded at %11 Hz<br>debris: %12")
+          .arg(QString::fromStdString(s.name).toHtmlEscaped(), QString::fromStdString(s.description).toHtmlEscaped(),
+               QFileInfo(path_).fileName(), QString::fromStdString(m.name).toHtmlEscaped(),
+               QString::fromUtf8(core::baseModeName(m.base_mode).data(), int(core::baseModeName(m.base_mode).size())))
+          .arg(m.nv)
+          .arg(m.nflex)
+          .arg(m.totalMass(), 0, 'f', 1)
+          .arg(core::integratorName(s.run.integrator))
+          .arg(s.run.duration)
+          .arg(s.run.record_rate)
+          .arg(s.debris.enabled ? QString("%1 kg").arg(s.debris.properties.mass) : tr("none")));
+
+  QSettings settings;
+  QStringList recent = settings.value("recent").toStringList();
+  recent.removeAll(path_);
+  recent.prepend(path_);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("recent", recent);
+  updateRecentMenu();
+  updateRunActions();
+  tick();
+}
+
+void MainWindow::setRunning(bool running) {
+  if (!runner_) return;
+  if (running && runner_->status().finished) return;
+  runner_->setRunning(running);
+  if (running) timeline_->setLive(true);
+  updateRunActions();
+}
+
+void MainWindow::stepOnce() {
+  if (!runner_) return;
+  runner_->stepOnce();
+  timeline_->setLive(true);
+  updateRunActions();
+}
+
+void MainWindow::resetRun() {
+  if (!runner_) return;
+  try {
+    std::unique_ptr<SimRunner> fresh = makeRunner(path_, loaded_);
+    core::LoadedScenario copy = loaded_;
+    adopt(path_, std::move(copy), std::move(fresh));
+  } catch (const std::exception& e) {
+    QMessageBox::critical(this, tr("Cannot reset"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::setSpeed(double factor) {
+  int best = speed_->count() - 1;
+  for (int i = 0; i < speed_->count(); ++i) {
+    if (std::abs(speed_->itemData(i).toDouble() - factor) < 1e-12) best = i;
+  }
+  speed_->setCurrentIndex(best);
+  if (runner_) runner_->setSpeed(factor);
+}
+
+void MainWindow::updateRunActions() {
+  const bool running = runner_ && runner_->status().running;
+  run_action_->setText(running ? tr("&Pause") : tr("&Run"));
+  run_action_->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+}
+
+void MainWindow::tick() {
+  if (!runner_) return;
+  const RunStatus st = runner_->status();
+  // New rows: into the history, the plots and the timeline.
+  const int from = history_.rows();
+  if (st.rows > from) {
+    runner_->takeRows(history_.columns);
+    extendPlannedPath(from, history_.rows());
+    for (PlotPanel* p : plots_) p->appendRows(from);
+    timeline_->rowsChanged();
+  }
+  // Replay of the recording at the chosen speed.
+  const long now = static_cast<long>(QDateTime::currentMSecsSinceEpoch());
+  const double dt_wall = last_tick_ms_ > 0 ? std::min(0.2, (now - last_tick_ms_) / 1000.0) : 0.0;
+  last_tick_ms_ = now;
+  const double speed = speed_->currentData().toDouble();
+  timeline_->advance(dt_wall * (speed > 0 ? speed : 1.0));
+
+  const int row = timeline_->row();
+  if (row != shown_row_ || view_dirty_) showRow(row);
+  // The plots at most every 80 ms: the 3D view gets the frame rate (a replot costs a few ms of
+  // the GUI thread each).
+  if (plot_clock_.isValid() && plot_clock_.elapsed() < 80) return finishTick(st);
+  plot_clock_.start();
+  for (PlotPanel* p : plots_) {
+    p->setCursorTime(timeline_->time());
+    p->refresh();
+  }
+  finishTick(st);
+}
+
+void MainWindow::finishTick(const RunStatus& st) {
+  status_->setText(statusText());
+  if (run_action_->text() != (st.running ? tr("&Pause") : tr("&Run"))) updateRunActions();
+}
+
+void MainWindow::showRow(int row) {
+  const render::Snapshot s = runner_->snapshot(row);
+  scene_->update(s);
+  // The end-effector paths up to this instant.
+  std::vector<core::Vector3>& actual = path_actual_;
+  std::vector<core::Vector3>& planned = path_planned_;
+  actual.clear();
+  planned.clear();
+  const int ex = history_.find("ee.x");
+  const int n = std::min(row + 1, history_.rows());
+  if (ex >= 0) {
+    actual.reserve(n);
+    for (int k = 0; k < n; ++k) {
+      actual.emplace_back(history_.columns[ex][k], history_.columns[ex + 1][k], history_.columns[ex + 2][k]);
+    }
+  }
+  for (std::size_t k = 0; k < planned_rows_.size() && planned_rows_[k] <= row; ++k) {
+    planned.push_back(planned_points_[k]);
+  }
+  scene_->setPaths(actual, planned);
+  view_->sceneChanged();
+  shown_row_ = row;
+  view_dirty_ = false;
+}
+
+// The planned end-effector path for rows [from, to): the capture plan's channels (plan.x, y, z)
+// where recorded, else where the joint paths' references put the hand (the recorded base pose,
+// the references for the driven joints, the others as recorded, no deformation).
+void MainWindow::extendPlannedPath(int from, int to) {
+  const int px = history_.find("plan.x");
+  const int ee = scene_->endEffectorFrame();
+  const core::Model& m = runner_->model();
+  for (int row = from; row < to; ++row) {
+    if (px >= 0) {
+      const core::Vector3 p(history_.columns[px][row], history_.columns[px + 1][row], history_.columns[px + 2][row]);
+      if (p.allFinite()) {
+        planned_points_.push_back(p);
+        planned_rows_.push_back(row);
+        continue;
+      }
+    }
+    if (reference_channels_.empty() || ee < 0) continue;
+    render::Snapshot s = runner_->snapshot(row);
+    bool driven = false;
+    for (const auto& [c, iq] : reference_channels_) {
+      const double ref = history_.columns[c][row];
+      if (std::isnan(ref)) continue;
+      s.q[iq] = ref;
+      driven = true;
+    }
+    if (!driven) continue;
+    for (const core::FlexibleBody& fb : m.flex) {
+      if (fb.nf > 0) s.q.segment(fb.idx_q, fb.nf).setZero();
+    }
+    core::forwardKinematics(m, *plan_data_, s.q);
+    planned_points_.push_back(core::framePose(m, *plan_data_, ee).p);
+    planned_rows_.push_back(row);
+  }
+}
+
+QString MainWindow::statusText() const {
+  if (!runner_) return {};
+  const RunStatus st = runner_->status();
+  QString capture;
+  if (!std::isnan(st.capture_time)) {
+    capture = tr("captured at %1 s").arg(st.capture_time, 0, 'f', 2);
+  } else if (!std::isnan(st.planned_capture)) {
+    capture = tr("capture planned at %1 s").arg(st.planned_capture, 0, 'f', 2);
+  } else if (!runner_->scenario().debris.enabled) {
+    capture = tr("no debris");
+  } else if (history_.find("plan.ee_error") >= 0) {
+    capture = tr("approaching");
+  } else {
+    capture = tr("no capture controller");
+  }
+  const QString state = !st.failure.empty() ? tr("FAILED: %1").arg(QString::fromStdString(st.failure))
+                        : st.finished       ? tr("finished")
+                        : st.running        ? tr("running")
+                                            : tr("paused");
+  return tr("t = %1 / %2 s   |   x%3 real time   |   step %4 ms   |   %5   |   %6")
+      .arg(st.time, 0, 'f', 2)
+      .arg(st.end_time, 0, 'f', 1)
+      .arg(st.real_time_factor, 0, 'f', st.real_time_factor < 10 ? 2 : 0)
+      .arg(st.step * 1000, 0, 'f', 3)
+      .arg(capture, state);
+}
+
+void MainWindow::save() {
+  if (path_.isEmpty()) return;
+  try {
+    core::saveScenario(runner_->scenario(), path_.toStdString());
+    statusBar()->showMessage(tr("Saved %1").arg(path_), 5000);
+  } catch (const std::exception& e) {
+    QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::saveAs() {
+  if (!runner_) return;
+  const QString p = QFileDialog::getSaveFileName(this, tr("Save scenario as"), path_, tr("Scenarios (*.yaml)"));
+  if (p.isEmpty()) return;
+  try {
+    core::saveScenario(runner_->scenario(), p.toStdString());
+    path_ = QFileInfo(p).absoluteFilePath();
+    statusBar()->showMessage(tr("Saved %1").arg(path_), 5000);
+  } catch (const std::exception& e) {
+    QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace grapple::ui

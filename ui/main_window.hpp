@@ -1,0 +1,124 @@
+// MainWindow: the desktop application. The 3D view with the timeline under it, plot panels and
+// information panels in docks (rearrangeable; the layout is remembered with QSettings), the File
+// menu (open, recent, built-in scenarios, save, save as), the simulation controls (run, pause,
+// step, reset, speed) and a status bar (simulated time, real-time factor, integrator step,
+// capture state). A timer at display rate pulls the newly recorded rows from the SimRunner into
+// the plots and poses the 3D view at the timeline's instant.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <QMainWindow>
+#include <QElapsedTimer>
+#include <QString>
+
+#include "core/io/scenario_yaml.hpp"
+#include "ui/plot_panel.hpp"
+
+class QTimer;
+class QLabel;
+class QComboBox;
+class QDoubleSpinBox;
+class QMenu;
+class QAction;
+
+namespace grapple::render {
+class CaptureScene;
+}
+namespace grapple::core {
+struct Data;
+}
+
+namespace grapple::ui {
+
+class OsgWidget;
+class SimRunner;
+struct RunStatus;
+class Timeline;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Loads and opens a scenario. On a bad file: an error dialog with the loader's
+  // "file:line: ..." message, the current scenario stays open, returns false.
+  bool openScenario(const QString& path);
+  const QString& scenarioPath() const { return path_; }
+  const QString& lastError() const { return last_error_; }
+  // Key/value overrides applied when scenarios are loaded (as grapple-cli's --set).
+  void setOverrides(std::vector<std::pair<std::string, std::string>> overrides) { overrides_ = std::move(overrides); }
+
+  void setRunning(bool running);
+  void stepOnce();
+  void resetRun();
+  // Simulated seconds per wall second; <= 0: as fast as possible.
+  void setSpeed(double factor);
+
+  // Pulls new rows, updates plots, the view and the status bar (the timer's job; public for tests).
+  void tick();
+
+  SimRunner* runner() const { return runner_.get(); }
+  render::CaptureScene* scene() const { return scene_.get(); }
+  OsgWidget* view() const { return view_; }
+  Timeline* timeline() const { return timeline_; }
+  const std::vector<PlotPanel*>& plots() const { return plots_; }
+  const RunHistory& history() const { return history_; }
+  QString statusText() const;
+  // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
+  const std::vector<core::Vector3>& plannedPath() const { return planned_points_; }
+
+  // The built-in scenarios folder ($GRAPPLE_SCENARIO_DIR, else the source tree's).
+  static QString scenarioDir();
+  static QString defaultScenario();
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+
+ private:
+  void buildMenus();
+  void buildDocks();
+  void adopt(const QString& path, core::LoadedScenario loaded, std::unique_ptr<SimRunner> runner);
+  void showRow(int row);
+  void updateRecentMenu();
+  void saveAs();
+  void save();
+  void updateRunActions();
+  void finishTick(const RunStatus& st);
+  void extendPlannedPath(int from, int to);
+
+  QString path_, last_error_;
+  std::vector<std::pair<std::string, std::string>> overrides_;
+  core::LoadedScenario loaded_;
+  std::unique_ptr<SimRunner> runner_;
+  std::unique_ptr<render::CaptureScene> scene_;
+  RunHistory history_;
+  int shown_row_ = -1;
+  std::vector<core::Vector3> path_actual_, path_planned_;  // reused every frame
+  // The planned end-effector path: a point per recorded row that has one (planned_rows_).
+  std::vector<core::Vector3> planned_points_;
+  std::vector<int> planned_rows_;
+  std::vector<std::pair<int, int>> reference_channels_;  // (channel, index in q)
+  std::shared_ptr<core::Data> plan_data_;
+  bool view_dirty_ = true;
+
+  OsgWidget* view_ = nullptr;
+  Timeline* timeline_ = nullptr;
+  std::vector<PlotPanel*> plots_;
+  QLabel* info_ = nullptr;       // the picked body
+  QLabel* scenario_info_ = nullptr;
+  QLabel* status_ = nullptr;
+  QTimer* timer_ = nullptr;
+  QComboBox* speed_ = nullptr;
+  QDoubleSpinBox* exaggeration_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+  QMenu* show_menu_ = nullptr;
+  QAction* run_action_ = nullptr;
+  long last_tick_ms_ = 0;
+  QElapsedTimer plot_clock_;
+};
+
+}  // namespace grapple::ui

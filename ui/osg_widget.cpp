@@ -1,0 +1,202 @@
+#include "ui/osg_widget.hpp"
+
+#include <cmath>
+
+#include <QMouseEvent>
+#include <QWheelEvent>
+#include <osg/Camera>
+#include <osgGA/OrbitManipulator>
+#include <osgUtil/LineSegmentIntersector>
+#include <osgViewer/GraphicsWindow>
+#include <osgViewer/Viewer>
+
+#include "render/scene.hpp"
+
+namespace grapple::ui {
+
+namespace {
+osg::Vec3d toOsg(const core::Vector3& x) { return osg::Vec3d(x.x(), x.y(), x.z()); }
+}  // namespace
+
+OsgWidget::OsgWidget(QWidget* parent) : QOpenGLWidget(parent) {
+  const double dpr = devicePixelRatioF();
+  window_ = new osgViewer::GraphicsWindowEmbedded(0, 0, int(width() * dpr), int(height() * dpr));
+  viewer_ = new osgViewer::Viewer;
+  viewer_->ref();
+  viewer_->setThreadingModel(osgViewer::Viewer::SingleThreaded);
+  osg::Camera* camera = viewer_->getCamera();
+  camera->setGraphicsContext(window_);
+  camera->setViewport(0, 0, int(width() * dpr), int(height() * dpr));
+  camera->setClearColor(osg::Vec4(render::ScenePalette::kBackground[0], render::ScenePalette::kBackground[1],
+                                  render::ScenePalette::kBackground[2], 1));
+  camera->setProjectionMatrixAsPerspective(40.0, double(std::max(1, width())) / std::max(1, height()), 0.1, 2000.0);
+  camera->setComputeNearFarMode(osg::CullSettings::COMPUTE_NEAR_FAR_USING_BOUNDING_VOLUMES);
+  auto* manipulator = new osgGA::OrbitManipulator;
+  manipulator->setAllowThrow(false);
+  viewer_->setCameraManipulator(manipulator, false);
+  viewer_->setLightingMode(osg::View::HEADLIGHT);
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(false);
+  setMinimumSize(320, 240);
+}
+
+OsgWidget::~OsgWidget() {
+  makeCurrent();
+  viewer_->setSceneData(nullptr);
+  viewer_->unref();
+  viewer_ = nullptr;
+  doneCurrent();
+}
+
+void OsgWidget::setScene(render::CaptureScene* scene) {
+  scene_ = scene;
+  viewer_->setSceneData(scene ? scene->root() : nullptr);
+  user_moved_ = false;
+  applyPreset(true);
+  update();
+}
+
+void OsgWidget::setCameraPreset(CameraPreset preset) {
+  preset_ = preset;
+  user_moved_ = false;
+  applyPreset(true);
+  update();
+}
+
+// Places the orbit manipulator for the preset. reset_distance: also the distance and direction.
+void OsgWidget::applyPreset(bool reset_distance) {
+  auto* m = static_cast<osgGA::OrbitManipulator*>(viewer_->getCameraManipulator());
+  if (!scene_) return;
+  const core::Vector3 base = scene_->basePosition(), debris = scene_->debrisPosition();
+  const core::Vector3 ee = scene_->endEffectorPosition();
+  // Distance at which a sphere of the scene's radius fits the narrower field of view.
+  const double aspect = double(std::max(1, width())) / std::max(1, height());
+  const double half_fov = std::min(20.0, std::atan(std::tan(20.0 * M_PI / 180) * aspect) * 180 / M_PI) * M_PI / 180;
+  const double r = 0.75 * scene_->sceneRadius() / std::sin(half_fov) / 1.8;
+  const osg::Vec3d up(0, 0, 1);
+  switch (preset_) {
+    case CameraPreset::kWholeScene: {
+      const core::Vector3 c = 0.5 * (base + debris);
+      // From above and behind the chaser's side, looking across the approach axis.
+      const core::Vector3 dir = core::Vector3(-0.55, -1.0, 0.6).normalized();
+      if (reset_distance) m->setTransformation(toOsg(c + dir * (1.8 * r)), toOsg(c), up);
+      break;
+    }
+    case CameraPreset::kFollowEndEffector:
+      followed_ = ee;
+      if (reset_distance) {
+        const core::Vector3 dir = core::Vector3(-0.4, -1.0, 0.5).normalized();
+        m->setTransformation(toOsg(ee + dir * (0.6 * r)), toOsg(ee), up);
+      }
+      break;
+    case CameraPreset::kFromBase: {
+      // Over the bus' shoulder, towards the debris.
+      const core::Vector3 d = (debris - base).norm() > 1e-6 ? (debris - base).normalized() : core::Vector3::UnitX();
+      const core::Vector3 eye = base - d * (0.5 * r) + core::Vector3(0, 0, 0.3 * r);
+      if (reset_distance) m->setTransformation(toOsg(eye), toOsg(debris), up);
+      break;
+    }
+    case CameraPreset::kFromDebris: {
+      const core::Vector3 d = (base - debris).norm() > 1e-6 ? (base - debris).normalized() : -core::Vector3::UnitX();
+      // Beside the debris (not through it), looking at the hand.
+      core::Vector3 side = d.cross(core::Vector3::UnitZ());
+      side = side.norm() > 1e-6 ? side.normalized() : core::Vector3::UnitY();
+      const core::Vector3 eye = debris + side * (0.3 * r) + core::Vector3(0, 0, 0.15 * r) - d * (0.1 * r);
+      if (reset_distance) m->setTransformation(toOsg(eye), toOsg(ee), up);
+      break;
+    }
+  }
+}
+
+void OsgWidget::sceneChanged() {
+  if (scene_ && preset_ == CameraPreset::kFollowEndEffector) {
+    // Keep the user's orbit and distance; move the centre with the hand.
+    auto* m = static_cast<osgGA::OrbitManipulator*>(viewer_->getCameraManipulator());
+    const core::Vector3 ee = scene_->endEffectorPosition();
+    m->setCenter(m->getCenter() + toOsg(ee - followed_));
+    followed_ = ee;
+  }
+  update();
+}
+
+void OsgWidget::initializeGL() { viewer_->realize(); }
+
+void OsgWidget::resizeGL(int w, int h) {
+  const double dpr = devicePixelRatioF();
+  const int pw = int(w * dpr), ph = int(h * dpr);
+  window_->getEventQueue()->windowResize(0, 0, pw, ph);
+  window_->resized(0, 0, pw, ph);
+  osg::Camera* camera = viewer_->getCamera();
+  camera->setViewport(0, 0, pw, ph);
+  camera->setProjectionMatrixAsPerspective(40.0, double(std::max(1, pw)) / std::max(1, ph), 0.1, 2000.0);
+  if (!user_moved_) applyPreset(true);  // the preset frames the scene for the new shape
+}
+
+void OsgWidget::paintGL() {
+  window_->setDefaultFboId(defaultFramebufferObject());  // QOpenGLWidget draws into its own FBO
+  viewer_->frame();
+  ++frames_;
+}
+
+int OsgWidget::osgButton(Qt::MouseButton b, Qt::KeyboardModifiers mods) const {
+  if (b == Qt::LeftButton) return (mods & Qt::ShiftModifier) ? 2 : 1;
+  if (b == Qt::MiddleButton) return 2;
+  if (b == Qt::RightButton) return 3;
+  return 0;
+}
+
+void OsgWidget::mousePressEvent(QMouseEvent* e) {
+  const double dpr = devicePixelRatioF();
+  press_at_ = e->position().toPoint();
+  user_moved_ = true;
+  window_->getEventQueue()->mouseButtonPress(float(e->position().x() * dpr), float(e->position().y() * dpr),
+                                             osgButton(e->button(), e->modifiers()));
+  update();
+}
+
+void OsgWidget::mouseReleaseEvent(QMouseEvent* e) {
+  const double dpr = devicePixelRatioF();
+  window_->getEventQueue()->mouseButtonRelease(float(e->position().x() * dpr), float(e->position().y() * dpr),
+                                               osgButton(e->button(), e->modifiers()));
+  if (e->button() == Qt::LeftButton && (e->position().toPoint() - press_at_).manhattanLength() < 4) {
+    emit picked(describeAt(e->position().toPoint()));
+  }
+  update();
+}
+
+void OsgWidget::mouseMoveEvent(QMouseEvent* e) {
+  const double dpr = devicePixelRatioF();
+  window_->getEventQueue()->mouseMotion(float(e->position().x() * dpr), float(e->position().y() * dpr));
+  update();
+}
+
+void OsgWidget::wheelEvent(QWheelEvent* e) {
+  user_moved_ = true;
+  window_->getEventQueue()->mouseScroll(e->angleDelta().y() > 0 ? osgGA::GUIEventAdapter::SCROLL_UP
+                                                                : osgGA::GUIEventAdapter::SCROLL_DOWN);
+  update();
+}
+
+QString OsgWidget::describeAt(const QPoint& at) {
+  if (!scene_) return {};
+  const double dpr = devicePixelRatioF();
+  // Window coordinates, y up.
+  const double x = at.x() * dpr, y = (height() - at.y()) * dpr;
+  osg::ref_ptr<osgUtil::LineSegmentIntersector> hit =
+      new osgUtil::LineSegmentIntersector(osgUtil::Intersector::WINDOW, x, y);
+  osgUtil::IntersectionVisitor visitor(hit.get());
+  viewer_->getCamera()->accept(visitor);
+  QString text;
+  if (hit->containsIntersections()) {
+    for (const auto& i : hit->getIntersections()) {
+      const std::string d = scene_->describePick(std::vector<osg::Node*>(i.nodePath.begin(), i.nodePath.end()));
+      if (!d.empty()) {
+        text = QString::fromStdString(d);
+        break;
+      }
+    }
+  }
+  return text;
+}
+
+}  // namespace grapple::ui

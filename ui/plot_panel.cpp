@@ -1,0 +1,255 @@
+#include "ui/plot_panel.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QSettings>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace grapple::ui {
+
+namespace {
+
+bool startsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool endsWith(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+const QColor kColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
+                          QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
+                          QColor(188, 189, 34), QColor(23, 190, 207)};
+
+}  // namespace
+
+int RunHistory::find(const std::string& name) const {
+  for (std::size_t c = 0; c < channels.size(); ++c) {
+    if (channels[c].name == name) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+std::vector<PlotPreset> plotPresets() {
+  return {
+      {"Energy", [](const std::string& n) { return startsWith(n, "energy.") && n != "energy.potential" && n != "energy.external_work" && n != "energy.dissipated"; }},
+      {"Tracking error",
+       [](const std::string& n) {
+         return n == "plan.ee_error" || n == "distance.ee_target" || (startsWith(n, "joint.") && endsWith(n, ".error"));
+       }},
+      {"Base drift", [](const std::string& n) { return n == "base.position_error" || n == "base.attitude_error"; }},
+      {"Joint angles", [](const std::string& n) { return startsWith(n, "joint.") && endsWith(n, ".position"); }},
+      {"Joint rates", [](const std::string& n) { return startsWith(n, "joint.") && endsWith(n, ".velocity"); }},
+      {"Joint torques", [](const std::string& n) { return startsWith(n, "joint.") && endsWith(n, ".torque"); }},
+      {"Base torques and fuel",
+       [](const std::string& n) { return n == "base.tx" || n == "base.ty" || n == "base.tz" || n == "base.fuel"; }},
+      {"Modal coordinates", [](const std::string& n) { return startsWith(n, "mode."); }},
+      {"Momentum", [](const std::string& n) { return startsWith(n, "momentum."); }},
+  };
+}
+
+PlotPanel::PlotPanel(const QString& title, std::function<bool(const std::string&)> defaults, QWidget* parent)
+    : QWidget(parent), title_(title), defaults_(std::move(defaults)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(2);
+  auto* bar = new QHBoxLayout;
+  chooser_ = new QToolButton(this);
+  chooser_->setText(tr("Channels"));
+  chooser_->setPopupMode(QToolButton::InstantPopup);
+  menu_ = new QMenu(chooser_);
+  chooser_->setMenu(menu_);
+  follow_button_ = new QToolButton(this);
+  follow_button_->setText(tr("Follow"));
+  follow_button_->setCheckable(true);
+  follow_button_->setChecked(true);
+  follow_button_->setToolTip(tr("Keep the whole run in view (off once you zoom or pan)"));
+  connect(follow_button_, &QToolButton::toggled, this, [this](bool on) { setFollow(on); });
+  bar->addWidget(chooser_);
+  bar->addWidget(follow_button_);
+  bar->addStretch(1);
+  layout->addLayout(bar);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->setNoAntialiasingOnDrag(true);
+  // Raster plotting of long runs: thin, aliased polylines are ~10x faster than antialiased ones.
+  plot_->setNotAntialiasedElements(QCP::aePlottables);
+  plot_->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
+  plot_->xAxis->setLabel("time [s]");
+  plot_->legend->setVisible(true);
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  plot_->legend->setFont(small);
+  plot_->legend->setRowSpacing(-3);
+  plot_->legend->setBrush(QColor(255, 255, 255, 190));
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  plot_->setMinimumHeight(140);
+  cursor_ = new QCPItemStraightLine(plot_);
+  cursor_->setPen(QPen(QColor(200, 30, 30), 1, Qt::DashLine));
+  cursor_->point1->setCoords(0, 0);
+  cursor_->point2->setCoords(0, 1);
+  // The user takes over the view: stop following.
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { follow_button_->setChecked(false); });
+  connect(plot_, &QCustomPlot::mousePress, this, [this] { follow_button_->setChecked(false); });
+  layout->addWidget(plot_, 1);
+}
+
+PlotPanel::~PlotPanel() = default;
+
+void PlotPanel::reset(const RunHistory* history) {
+  history_ = history;
+  shown_.clear();
+  QSettings settings;
+  const QString key = "plots/" + title_;
+  if (settings.contains(key)) {
+    const QStringList names = settings.value(key).toStringList();
+    for (const QString& n : names) {
+      const int c = history_->find(n.toStdString());
+      if (c > 0) shown_.push_back(c);
+    }
+  }
+  if (shown_.empty()) {
+    for (std::size_t c = 1; c < history_->channels.size(); ++c) {
+      if (defaults_(history_->channels[c].name)) shown_.push_back(static_cast<int>(c));
+    }
+  }
+  rebuildMenu();
+  rebuildGraphs();
+}
+
+void PlotPanel::rebuildMenu() {
+  menu_->clear();
+  if (!history_) return;
+  // One submenu per group ("joint.joint2" -> "joint"), channels checkable.
+  std::map<std::string, QMenu*> groups;
+  for (std::size_t c = 1; c < history_->channels.size(); ++c) {
+    const std::string& name = history_->channels[c].name;
+    const std::string group = name.substr(0, name.find('.'));
+    QMenu*& sub = groups[group];
+    if (!sub) sub = menu_->addMenu(QString::fromStdString(group));
+    QAction* a = sub->addAction(QString::fromStdString(name + " [" + history_->channels[c].unit + "]"));
+    a->setCheckable(true);
+    a->setChecked(std::find(shown_.begin(), shown_.end(), int(c)) != shown_.end());
+    const int channel = static_cast<int>(c);
+    connect(a, &QAction::toggled, this, [this, channel](bool on) {
+      auto it = std::find(shown_.begin(), shown_.end(), channel);
+      if (on && it == shown_.end()) shown_.push_back(channel);
+      if (!on && it != shown_.end()) shown_.erase(it);
+      rebuildGraphs();
+      saveChoice();
+    });
+  }
+}
+
+void PlotPanel::saveChoice() const {
+  QSettings settings;
+  QStringList names;
+  for (int c : shown_) names << QString::fromStdString(history_->channels[c].name);
+  settings.setValue("plots/" + title_, names);
+}
+
+std::vector<std::string> PlotPanel::shownChannels() const {
+  std::vector<std::string> names;
+  for (int c : shown_) names.push_back(history_->channels[c].name);
+  return names;
+}
+
+void PlotPanel::showChannels(const std::vector<std::string>& names) {
+  shown_.clear();
+  for (const auto& n : names) {
+    const int c = history_ ? history_->find(n) : -1;
+    if (c > 0) shown_.push_back(c);
+  }
+  rebuildMenu();
+  rebuildGraphs();
+  saveChoice();
+}
+
+void PlotPanel::rebuildGraphs() {
+  plot_->clearGraphs();
+  QStringList units;
+  for (std::size_t k = 0; k < shown_.size(); ++k) {
+    const int c = shown_[k];
+    QCPGraph* g = plot_->addGraph();
+    const core::ChannelInfo& info = history_->channels[c];
+    // Legend: the name without the common group, with the unit.
+    g->setName(QString::fromStdString(info.name + " [" + info.unit + "]"));
+    g->setPen(QPen(kColors[k % std::size(kColors)], 1));
+    g->setAdaptiveSampling(true);
+    const auto& t = history_->columns[0];
+    const auto& y = history_->columns[c];
+    QVector<QCPGraphData> data(static_cast<int>(t.size()));
+    for (std::size_t i = 0; i < t.size(); ++i) data[int(i)] = QCPGraphData(t[i], y[i]);
+    g->data()->set(data, true);
+    const QString u = QString::fromStdString(info.unit);
+    if (!units.contains(u)) units << u;
+  }
+  plot_->yAxis->setLabel(units.join(", "));
+  plot_->legend->setVisible(!shown_.empty() && shown_.size() <= 12);
+  dirty_ = true;
+  if (follow_) setFollow(true);
+}
+
+void PlotPanel::appendRows(int from) {
+  if (!history_) return;
+  const auto& t = history_->columns[0];
+  const int to = history_->rows();
+  if (from >= to) return;
+  for (std::size_t k = 0; k < shown_.size(); ++k) {
+    const auto& y = history_->columns[shown_[k]];
+    QVector<QCPGraphData> data;
+    data.reserve(to - from);
+    for (int i = from; i < to; ++i) data.append(QCPGraphData(t[i], y[i]));
+    plot_->graph(int(k))->data()->add(data, true);
+  }
+  dirty_ = true;
+}
+
+void PlotPanel::setFollow(bool follow) {
+  follow_ = follow;
+  if (follow_ && follow_button_->isChecked() != follow) follow_button_->setChecked(true);
+  dirty_ = true;
+}
+
+void PlotPanel::setCursorTime(double t) {
+  if (t == cursor_t_) return;
+  cursor_t_ = t;
+  cursor_->point1->setCoords(t, 0);
+  cursor_->point2->setCoords(t, 1);
+  dirty_ = true;
+}
+
+void PlotPanel::refresh() {
+  if (!dirty_ || !isVisible() || visibleRegion().isEmpty()) return;
+  if (follow_ && history_ && history_->rows() > 0) {
+    const double t_end = std::max(history_->columns[0].back(), 1e-3);
+    plot_->xAxis->setRange(history_->columns[0].front(), t_end);
+    bool found = false;
+    QCPRange r;
+    for (int g = 0; g < plot_->graphCount(); ++g) {
+      bool ok = false;
+      const QCPRange gr = plot_->graph(g)->data()->valueRange(ok);
+      if (!ok) continue;
+      r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
+      found = true;
+    }
+    if (found) {
+      const double pad = std::max(0.05 * r.size(), 1e-9 + 1e-6 * std::abs(r.center()));
+      plot_->yAxis->setRange(r.lower - pad, r.upper + pad);
+    }
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+  dirty_ = false;
+}
+
+int PlotPanel::pointCount() const {
+  int n = 0;
+  for (int g = 0; g < plot_->graphCount(); ++g) n += plot_->graph(g)->dataCount();
+  return n;
+}
+
+}  // namespace grapple::ui

@@ -1,0 +1,78 @@
+// PlotPanel: one live plot (QCustomPlot) of recorded channels against time, with a channel chooser,
+// zoom and pan (wheel, drag), a "follow" mode that keeps the whole run in view while it grows, and
+// the timeline's cursor. QCustomPlot is forward-declared: its header is heavy.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "core/sim/recorder.hpp"
+
+class QCustomPlot;
+class QCPItemStraightLine;
+class QToolButton;
+class QMenu;
+
+namespace grapple::ui {
+
+// Every channel recorded so far, column by column (column 0 is time), as the GUI holds it.
+struct RunHistory {
+  std::vector<core::ChannelInfo> channels;
+  std::vector<std::vector<double>> columns;
+  int rows() const { return columns.empty() ? 0 : static_cast<int>(columns[0].size()); }
+  int find(const std::string& name) const;
+};
+
+class PlotPanel : public QWidget {
+  Q_OBJECT
+ public:
+  // defaults(name): whether a channel is shown when a scenario is opened (unless the user chose
+  // otherwise for this panel before: the choice is remembered in QSettings under the title).
+  PlotPanel(const QString& title, std::function<bool(const std::string&)> defaults, QWidget* parent = nullptr);
+  ~PlotPanel() override;
+
+  const QString& title() const { return title_; }
+  // A new run: drops the graphs and shows the chosen channels of `history` (held, not owned).
+  void reset(const RunHistory* history);
+  // Rows [from, history.rows()) were appended.
+  void appendRows(int from);
+  void setCursorTime(double t);
+  // Redraws if something changed and the panel is visible.
+  void refresh();
+
+  std::vector<std::string> shownChannels() const;
+  void showChannels(const std::vector<std::string>& names);
+  int pointCount() const;  // data points held by the graphs
+  QCustomPlot* plot() const { return plot_; }
+
+ private:
+  void rebuildGraphs();
+  void rebuildMenu();
+  void saveChoice() const;
+  void setFollow(bool follow);
+
+  QString title_;
+  std::function<bool(const std::string&)> defaults_;
+  const RunHistory* history_ = nullptr;
+  std::vector<int> shown_;  // channel indices
+  QCustomPlot* plot_ = nullptr;
+  QCPItemStraightLine* cursor_ = nullptr;
+  QToolButton* chooser_ = nullptr;
+  QToolButton* follow_button_ = nullptr;
+  QMenu* menu_ = nullptr;
+  bool follow_ = true, dirty_ = false;
+  double cursor_t_ = 0;
+};
+
+// The built-in panels: title and which channels they show by default.
+struct PlotPreset {
+  QString title;
+  std::function<bool(const std::string&)> defaults;
+};
+std::vector<PlotPreset> plotPresets();
+
+}  // namespace grapple::ui

@@ -1,0 +1,108 @@
+// SimRunner: a Simulation stepped by a worker thread (std::thread, no Qt), recorded whole so the
+// interface can scrub back to any instant. The worker steps one recording interval at a time —
+// the same Simulation::step() as grapple-cli, so a GUI run is bit-identical to the CLI's — paced
+// at a speed factor of wall time (or as fast as possible), and after each step appends the
+// recorded row, the state and the debris' to the run, under a short lock. The GUI thread reads
+// what it needs (new rows for the plots, one instant for the 3D view) under the same lock, never
+// waiting on the physics; the physics never waits on drawing.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/io/scenario_yaml.hpp"
+#include "core/sim/simulation.hpp"
+#include "render/snapshot.hpp"
+
+namespace grapple::ui {
+
+struct RunStatus {
+  int rows = 0;                   // recorded rows
+  double time = 0;                // [s] simulated time
+  double end_time = 0;            // [s] run.duration
+  bool running = false;           // stepping (not paused)
+  bool finished = false;          // at the end, or failed
+  std::string failure;            // why the integration stopped early
+  double real_time_factor = 0;    // simulated / wall time over the last second of stepping
+  double step = 0;                // [s] mean accepted integrator step over the last second
+  double planned_capture = std::numeric_limits<double>::quiet_NaN();  // [s]
+  double capture_time = std::numeric_limits<double>::quiet_NaN();     // [s] the grasp, if any
+  std::vector<core::SimulationEvent> events;
+};
+
+class SimRunner {
+ public:
+  // Builds the Simulation (throws std::invalid_argument as Simulation does) and starts the worker,
+  // paused, with the initial row recorded.
+  explicit SimRunner(const core::LoadedScenario& loaded);
+  ~SimRunner();  // stops and joins the worker
+  SimRunner(const SimRunner&) = delete;
+  SimRunner& operator=(const SimRunner&) = delete;
+
+  const core::Model& model() const { return model_; }
+  const core::Scenario& scenario() const { return scenario_; }
+  const std::vector<core::ChannelInfo>& channels() const { return channels_; }
+  int channelIndex(const std::string& name) const;  // -1 if absent
+  // Rows the whole run will record (duration × record rate + the initial one), capped at 2·10⁵:
+  // what the run's buffers reserve, so they grow by pages, not by doubling.
+  int expectedRows() const;
+
+  void setRunning(bool running);
+  // Simulated seconds per wall second; <= 0: as fast as possible.
+  void setSpeed(double factor);
+  double speed() const { return speed_.load(); }
+  // Pauses and advances one recording interval.
+  void stepOnce();
+  // Runs (at the current speed) and pauses at the first recorded instant at or after t.
+  void runUntil(double t);
+
+  RunStatus status() const;
+  int rows() const;
+  // Moves the rows recorded since the last call to the caller: appended to columns (resized to
+  // the channel count). The runner keeps only what the 3D view needs per instant (state, debris,
+  // centre of mass, momentum), so the channels are held once, by the caller. Returns the number
+  // of rows the caller now holds.
+  int takeRows(std::vector<std::vector<double>>& columns);
+  // The recorded instant `row` (clamped to the rows there are).
+  render::Snapshot snapshot(int row) const;
+  // Waits until the simulated time reaches t (or the run ends, or timeout_s of wall time); true
+  // if it got there. For tests and benchmarks.
+  bool waitUntil(double t, double timeout_s) const;
+
+ private:
+  void loop();
+  void publish(double wall_since_start);
+
+  core::Model model_;
+  core::Scenario scenario_;
+  std::unique_ptr<core::Simulation> sim_;  // touched by the worker only (after construction)
+  std::vector<core::ChannelInfo> channels_;
+  int nq_ = 0, nv_ = 0;
+  int c_com_ = -1, c_p_ = -1, c_l_ = -1;  // first of com.x, momentum.px, momentum.Lx
+
+  // The run, guarded by mutex_.
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::vector<std::vector<double>> pending_;  // (channels) rows not yet taken
+  std::vector<double> time_;                  // (rows) [s]
+  std::vector<double> q_, v_;                 // (rows * nq), (rows * nv)
+  std::vector<double> vectors_;               // (rows * 9) com, momentum P and L
+  std::vector<core::DebrisState> debris_;     // (rows)
+  RunStatus status_;
+
+  std::atomic<bool> exit_{false}, running_{false};
+  std::atomic<int> step_requests_{0};
+  std::atomic<double> speed_{1.0};
+  std::atomic<double> stop_at_{std::numeric_limits<double>::infinity()};
+  std::atomic<long> pacing_epoch_{0};  // bumped to re-anchor the pacing (speed change, resume)
+  std::condition_variable wake_;
+  std::thread worker_;
+};
+
+}  // namespace grapple::ui
