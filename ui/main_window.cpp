@@ -456,8 +456,15 @@ void MainWindow::showRow(int row) {
       actual.emplace_back(history_.columns[ex][k], history_.columns[ex + 1][k], history_.columns[ex + 2][k]);
     }
   }
-  for (std::size_t k = 0; k < planned_rows_.size() && planned_rows_[k] <= row; ++k) {
-    planned.push_back(planned_points_[k]);
+  // The capture plan whole, from the instant it was made (its path ahead of the hand); else the
+  // path the joint references trace, up to this instant.
+  const RunStatus st = runner_->status();
+  if (!st.planned_path.empty() && n > 0 && history_.columns[0][n - 1] >= st.plan_start - 1e-9) {
+    planned = st.planned_path;
+  } else {
+    for (std::size_t k = 0; k < planned_rows_.size() && planned_rows_[k] <= row; ++k) {
+      planned.push_back(planned_points_[k]);
+    }
   }
   scene_->setPaths(actual, planned);
   view_->sceneChanged();

@@ -69,6 +69,8 @@ class MainWindow : public QMainWindow {
   QString statusText() const;
   // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
   const std::vector<core::Vector3>& plannedPath() const { return planned_points_; }
+  // The planned path drawn at the instant shown (the whole capture plan once made).
+  const std::vector<core::Vector3>& drawnPlannedPath() const { return path_planned_; }
 
   // The built-in scenarios folder ($GRAPPLE_SCENARIO_DIR, else the source tree's).
   static QString scenarioDir();

@@ -92,7 +92,20 @@ void SimRunner::publish(double) {
   const core::DebrisState d = sim_->debris();
   const double planned = sim_->plannedCaptureTime();
   const auto& events = sim_->events();
+  // The plan, sampled once here in the worker (the only thread that touches the simulation).
+  std::vector<core::Vector3> path;
+  double plan_start = NAN;
+  if (!std::isnan(planned) && std::isnan(status_.plan_start)) {
+    path = sim_->plannedHandPath();
+    for (const auto& e : events) {
+      if (e.kind == "plan") plan_start = e.time;
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!path.empty()) {
+    status_.planned_path = std::move(path);
+    status_.plan_start = plan_start;
+  }
   for (std::size_t c = 0; c < values.size(); ++c) pending_[c].push_back(values[c]);
   time_.push_back(values[0]);
   for (int c : {c_com_, c_p_, c_l_}) {

@@ -33,6 +33,8 @@ struct RunStatus {
   double step = 0;                // [s] mean accepted integrator step over the last second
   double planned_capture = std::numeric_limits<double>::quiet_NaN();  // [s]
   double capture_time = std::numeric_limits<double>::quiet_NaN();     // [s] the grasp, if any
+  double plan_start = std::numeric_limits<double>::quiet_NaN();       // [s] when the plan was made
+  std::vector<core::Vector3> planned_path;  // the whole capture plan's hand path, once made
   std::vector<core::SimulationEvent> events;
 };
 

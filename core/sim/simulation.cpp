@@ -131,7 +131,7 @@ struct Simulation::Impl {
   double attachDebris();
   // The debris' state from the body carrying it (after the grasp), written into x.
   void carryDebris();
-  CaptureController* captureController();
+  CaptureController* captureController() const;
 };
 
 void Simulation::Impl::setInitialState() {
@@ -543,7 +543,7 @@ void Simulation::Impl::record() {
   }
 }
 
-CaptureController* Simulation::Impl::captureController() {
+CaptureController* Simulation::Impl::captureController() const {
   for (auto& ctl : controllers) {
     if (auto* cc = dynamic_cast<CaptureController*>(ctl.get())) return cc;
   }
@@ -652,6 +652,16 @@ double Simulation::endTime() const { return impl_->scenario.run.duration; }
 bool Simulation::finished() const { return impl_->done; }
 const std::string& Simulation::failure() const { return impl_->failure; }
 double Simulation::plannedCaptureTime() const { return impl_->planned_capture; }
+
+std::vector<Vector3> Simulation::plannedHandPath(int points) const {
+  std::vector<Vector3> path;
+  const CaptureController* cc = impl_->captureController();
+  if (cc == nullptr || cc->plan() == nullptr || points < 2) return path;
+  const double T = cc->plan()->captureTime();
+  path.reserve(static_cast<std::size_t>(points));
+  for (int k = 0; k < points; ++k) path.push_back(cc->plan()->at(T * k / (points - 1)).position);
+  return path;
+}
 const Simulation::Impact& Simulation::impact() const { return impl_->impact; }
 
 const Recorder& Simulation::recorder() const { return impl_->recorder; }

@@ -64,6 +64,9 @@ class Simulation {
   // With a capture controller, once it has planned: the time the plan has the hand meet the grasp
   // point (start + t_f); NaN otherwise.
   double plannedCaptureTime() const;
+  // The capture plan's hand path (inertial [m]) from its start to the planned meeting, at
+  // `points` evenly spaced instants; empty before the plan is made (or without a capture).
+  std::vector<Vector3> plannedHandPath(int points = 200) const;
   // The grasp's impact (after the `attach` event; zeros before): the impulse the hand gave the
   // debris, linear [N s] and angular about its centre of mass [N m s], inertial axes, and the
   // kinetic energy lost [J].
