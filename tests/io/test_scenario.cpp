@@ -212,6 +212,18 @@ class TestScenario : public QObject {
     QVERIFY2(what.find(fragment.toStdString()) != std::string::npos, what.c_str());
   }
 
+  // The adjugate regularization inverts a square [bus; hand] system: 6 joints.
+  void AdjugateNeedsSixJoints() {
+    Files f;
+    const std::string path = f.write("s.yaml", validScenario());
+    const std::string what = grapple::test::loadErrorOf([&] {
+      loadScenario(path, {{"chaser.robot", kSource + "/scenarios/robots/saha_planar.yaml"},
+                          {"chaser.initial", "{}"},
+                          {"controllers", "[{type: capture, reaction_inverse: adjugate}]"}});
+    });
+    QVERIFY2(what.find("6-joint arm; the robot has 3") != std::string::npos, what.c_str());
+  }
+
   // A capture needs a debris to capture.
   void CaptureWithoutDebris() {
     Files f;
