@@ -28,6 +28,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/load_error.hpp"
 #include "render/scene.hpp"
+#include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
@@ -123,6 +124,12 @@ void MainWindow::buildDocks() {
     }
     ++k;
   }
+  // The manipulability map (thesis §8.1.2), tabbed with the third column.
+  auto* manip_dock = new QDockWidget(tr("Manipulability"), this);
+  manip_dock->setObjectName("dock:manipulability");
+  manipulability_ = new ManipulabilityPanel(manip_dock);
+  manip_dock->setWidget(manipulability_);
+  tabifyDockWidget(third, manip_dock);
   first->raise();
   second->raise();
   third->raise();
@@ -332,6 +339,8 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   view_dirty_ = true;
   runner_->setSpeed(speed_->currentData().toDouble());
   scene_->update(runner_->snapshot(0));
+  manipulability_->setModel(runner_->model(), scene_->endEffectorFrame());
+  manipulability_->setConfiguration(runner_->snapshot(0).q);
   extendPlannedPath(0, history_.rows());
   view_->setScene(scene_.get());
 
@@ -443,6 +452,7 @@ void MainWindow::finishTick(const RunStatus& st) {
 void MainWindow::showRow(int row) {
   const render::Snapshot s = runner_->snapshot(row);
   scene_->update(s);
+  manipulability_->setConfiguration(s.q);
   // The end-effector paths up to this instant.
   std::vector<core::Vector3>& actual = path_actual_;
   std::vector<core::Vector3>& planned = path_planned_;

@@ -32,6 +32,8 @@ struct Data;
 
 namespace grapple::ui {
 
+class ManipulabilityPanel;
+
 class OsgWidget;
 class SimRunner;
 struct RunStatus;
@@ -65,6 +67,7 @@ class MainWindow : public QMainWindow {
   OsgWidget* view() const { return view_; }
   Timeline* timeline() const { return timeline_; }
   const std::vector<PlotPanel*>& plots() const { return plots_; }
+  ManipulabilityPanel* manipulability() const { return manipulability_; }
   const RunHistory& history() const { return history_; }
   QString statusText() const;
   // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
@@ -109,6 +112,7 @@ class MainWindow : public QMainWindow {
   OsgWidget* view_ = nullptr;
   Timeline* timeline_ = nullptr;
   std::vector<PlotPanel*> plots_;
+  ManipulabilityPanel* manipulability_ = nullptr;
   QLabel* info_ = nullptr;       // the picked body
   QLabel* scenario_info_ = nullptr;
   QLabel* status_ = nullptr;

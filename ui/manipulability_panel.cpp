@@ -1,0 +1,209 @@
+#include "ui/manipulability_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace grapple::ui {
+
+ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* row = new QHBoxLayout;
+  joint_a_ = new QComboBox(this);
+  joint_b_ = new QComboBox(this);
+  jacobian_ = new QComboBox(this);
+  jacobian_->addItem(tr("fixed base J_m"));
+  jacobian_->addItem(tr("free-floating J*"));
+  row->addWidget(new QLabel(tr("x"), this));
+  row->addWidget(joint_a_);
+  row->addWidget(new QLabel(tr("y"), this));
+  row->addWidget(joint_b_);
+  row->addWidget(jacobian_);
+  row->addStretch();
+  layout->addLayout(row);
+  plot_ = new QCustomPlot(this);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  color_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  auto* scale = new QCPColorScale(plot_);
+  plot_->plotLayout()->addElement(0, 1, scale);
+  scale->setType(QCPAxis::atRight);
+  scale->axis()->setLabel(tr("w = sqrt(det J Jᵀ)"));
+  color_->setColorScale(scale);
+  color_->setGradient(QCPColorGradient::gpThermal);
+  color_->setInterpolate(false);
+  marker_ = plot_->addGraph();
+  marker_->setLineStyle(QCPGraph::lsNone);
+  marker_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(Qt::cyan, 2), Qt::NoBrush, 12));
+  plot_->xAxis->setLabel(tr("joint [rad]"));
+  plot_->yAxis->setLabel(tr("joint [rad]"));
+  layout->addWidget(plot_, 1);
+  poll_ = new QTimer(this);
+  poll_->setInterval(50);
+  connect(poll_, &QTimer::timeout, this, &ManipulabilityPanel::poll);
+  auto restart = [this] {
+    shown_ = false;
+    dirty_ = true;
+    if (!pending_.valid()) startMap();
+  };
+  connect(joint_a_, &QComboBox::currentIndexChanged, this, restart);
+  connect(joint_b_, &QComboBox::currentIndexChanged, this, restart);
+  connect(jacobian_, &QComboBox::currentIndexChanged, this, restart);
+}
+
+ManipulabilityPanel::~ManipulabilityPanel() {
+  if (pending_.valid()) pending_.wait();
+}
+
+void ManipulabilityPanel::setModel(const core::Model& model, int ee_frame) {
+  if (pending_.valid()) pending_.wait();
+  pending_ = {};
+  model_ = std::make_shared<const core::Model>(model);
+  ee_frame_ = ee_frame;
+  shown_ = false;
+  joint_v_.clear();
+  joint_q_.clear();
+  for (int b = 1; b < model.nbodies; ++b) {
+    if (model.joint[b].nv == 1 && model.joint[b].nq == 1) {
+      joint_v_.push_back(model.joint[b].idx_v);
+      joint_q_.push_back(model.joint[b].idx_q);
+    }
+  }
+  q_ = Eigen::VectorXd();
+  const QSignalBlocker ba(joint_a_), bb(joint_b_), bj(jacobian_);
+  fillJointChoices();
+  jacobian_->setCurrentIndex(model.base_mode == core::BaseMode::kFloating ? 1 : 0);
+  jacobian_->setEnabled(model.base_mode == core::BaseMode::kFloating);
+  color_->data()->clear();
+  marker_->data()->clear();
+  plot_->replot();
+}
+
+void ManipulabilityPanel::fillJointChoices() {
+  joint_a_->clear();
+  joint_b_->clear();
+  for (std::size_t k = 0; k < joint_v_.size(); ++k) {
+    QString name;
+    for (int b = 1; b < model_->nbodies; ++b) {
+      if (model_->joint[b].idx_v == joint_v_[k] && model_->joint[b].nv == 1) name = QString::fromStdString(model_->joint[b].name);
+    }
+    joint_a_->addItem(name);
+    joint_b_->addItem(name);
+  }
+  // The thesis maps θ2, θ3 (the manipulability hardly depends on θ1, the base's symmetry).
+  const int n = joint_a_->count();
+  joint_a_->setCurrentIndex(n >= 3 ? 1 : 0);
+  joint_b_->setCurrentIndex(n >= 3 ? 2 : std::min(1, n - 1));
+}
+
+int ManipulabilityPanel::jointA() const {
+  const int k = joint_a_->currentIndex();
+  return k >= 0 && k < static_cast<int>(joint_v_.size()) ? joint_v_[k] : -1;
+}
+int ManipulabilityPanel::jointB() const {
+  const int k = joint_b_->currentIndex();
+  return k >= 0 && k < static_cast<int>(joint_v_.size()) ? joint_v_[k] : -1;
+}
+
+core::ManipulabilityOptions ManipulabilityPanel::options() const {
+  core::ManipulabilityOptions o;
+  o.frame = ee_frame_;
+  o.jacobian = jacobian_->currentIndex() == 1 ? core::ManipulabilityJacobian::kGeneralized
+                                              : core::ManipulabilityJacobian::kFixedBase;
+  o.task = core::ManipulabilityTask::kPosition;
+  return o;
+}
+
+void ManipulabilityPanel::setConfiguration(const Eigen::VectorXd& q) {
+  if (!model_ || q.size() != model_->nq) return;
+  q_ = q;
+  for (const core::FlexibleBody& f : model_->flex) {
+    if (f.nf > 0) q_.segment(f.idx_q, f.nf).setZero();  // the rigid-equivalent arm
+  }
+  const int a = joint_a_->currentIndex(), b = joint_b_->currentIndex();
+  if (a >= 0 && b >= 0) {
+    marker_xy_ = {q_[joint_q_[a]], q_[joint_q_[b]]};
+    marker_->data()->clear();
+    marker_->addData(marker_xy_.x(), marker_xy_.y());
+  }
+  // Recompute when another joint moved by more than 0.02 rad since the map's configuration.
+  if (map_q_.size() == q_.size()) {
+    for (std::size_t k = 0; k < joint_q_.size(); ++k) {
+      if (static_cast<int>(k) == a || static_cast<int>(k) == b) continue;
+      if (std::abs(q_[joint_q_[k]] - map_q_[joint_q_[k]]) > 0.02) dirty_ = true;
+    }
+  } else {
+    dirty_ = true;
+  }
+  if (dirty_ && !pending_.valid()) startMap();
+  if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ManipulabilityPanel::startMap() {
+  if (!model_ || q_.size() != model_->nq || ee_frame_ < 0) return;
+  const int a = jointA(), b = jointB();
+  if (a < 0 || b < 0 || a == b) return;
+  dirty_ = false;
+  map_q_ = q_;
+  auto lim = [&](int v, bool upper) {
+    int qi = -1;
+    for (std::size_t k = 0; k < joint_v_.size(); ++k) {
+      if (joint_v_[k] == v) qi = joint_q_[k];
+    }
+    const double x = upper ? model_->upper_position_limit[qi] : model_->lower_position_limit[qi];
+    return std::isfinite(x) ? x : (upper ? M_PI : -M_PI);
+  };
+  const double a0 = lim(a, false), a1 = lim(a, true), b0 = lim(b, false), b1 = lim(b, true);
+  pending_ = std::async(std::launch::async, [model = model_, q = q_, o = options(), a, b, a0, a1, b0, b1] {
+    return core::jointManipulabilityMap(*model, q, o, a, a0, a1, kGrid, b, b0, b1, kGrid, 2);
+  });
+  poll_->start();
+}
+
+void ManipulabilityPanel::poll() {
+  if (!pending_.valid()) {
+    poll_->stop();
+    return;
+  }
+  if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  try {
+    showMap(pending_.get());
+  } catch (const std::exception&) {
+    shown_ = false;  // (a configuration the analysis refuses: nothing drawn)
+  }
+  pending_ = {};
+  if (dirty_) startMap();
+  else poll_->stop();
+}
+
+void ManipulabilityPanel::finishPending() {
+  while (pending_.valid()) {
+    pending_.wait();
+    poll();
+  }
+}
+
+void ManipulabilityPanel::showMap(core::ManipulabilityMap map) {
+  shown_map_ = std::move(map);
+  shown_ = true;
+  const auto& m = shown_map_;
+  const int na = static_cast<int>(m.a_values.size()), nb = static_cast<int>(m.b_values.size());
+  color_->data()->setSize(na, nb);
+  color_->data()->setRange(QCPRange(m.a_values.front(), m.a_values.back()), QCPRange(m.b_values.front(), m.b_values.back()));
+  for (int i = 0; i < na; ++i) {
+    for (int j = 0; j < nb; ++j) color_->data()->setCell(i, j, m.yoshikawa(i, j));
+  }
+  color_->rescaleDataRange(true);
+  plot_->xAxis->setLabel(joint_a_->currentText() + tr(" [rad]"));
+  plot_->yAxis->setLabel(joint_b_->currentText() + tr(" [rad]"));
+  plot_->rescaleAxes();
+  plot_->replot();
+}
+
+}  // namespace grapple::ui
