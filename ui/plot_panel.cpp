@@ -1,11 +1,17 @@
 #include "ui/plot_panel.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <map>
 
+#include <QFileDialog>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QSettings>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -88,6 +94,8 @@ PlotPanel::PlotPanel(const QString& title, std::function<bool(const std::string&
   plot_->legend->setBrush(QColor(255, 255, 255, 190));
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   plot_->setMinimumHeight(140);
+  plot_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(plot_, &QWidget::customContextMenuRequested, this, &PlotPanel::contextMenu);
   cursor_ = new QCPItemStraightLine(plot_);
   cursor_->setPen(QPen(QColor(200, 30, 30), 1, Qt::DashLine));
   cursor_->point1->setCoords(0, 0);
@@ -250,6 +258,108 @@ int PlotPanel::pointCount() const {
   int n = 0;
   for (int g = 0; g < plot_->graphCount(); ++g) n += plot_->graph(g)->dataCount();
   return n;
+}
+
+bool PlotPanel::exportPng(const QString& path, int width, int height, QString* error) {
+  if (width < 16 || height < 16 || width > 20000 || height > 20000) {
+    if (error) *error = tr("a size between 16 and 20000 pixels is expected, got %1x%2").arg(width).arg(height);
+    return false;
+  }
+  if (!plot_->savePng(path, width, height)) {
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool PlotPanel::exportPdf(const QString& path, int width, int height, QString* error) {
+  if (width < 16 || height < 16 || width > 20000 || height > 20000) {
+    if (error) *error = tr("a size between 16 and 20000 points is expected, got %1x%2").arg(width).arg(height);
+    return false;
+  }
+  if (!plot_->savePdf(path, width, height)) {
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool PlotPanel::exportCsv(const QString& path, QString* error) const {
+  if (!history_) {
+    if (error) *error = tr("no run to export");
+    return false;
+  }
+  // Written beside and renamed over the target (no half file on a failure), like the scenarios.
+  const std::string tmp = path.toStdString() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return false;
+    }
+    out.precision(17);
+    std::vector<int> cols{0};
+    for (int c : shown_) {
+      if (c != 0) cols.push_back(c);
+    }
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const core::ChannelInfo& info = history_->channels[static_cast<std::size_t>(cols[k])];
+      out << (k ? "," : "") << info.name << " [" << info.unit << "]";
+    }
+    out << "\n";
+    for (int r = 0; r < history_->rows(); ++r) {
+      for (std::size_t k = 0; k < cols.size(); ++k) out << (k ? "," : "") << history_->columns[static_cast<std::size_t>(cols[k])][static_cast<std::size_t>(r)];
+      out << "\n";
+    }
+    if (!out.flush()) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.toStdString().c_str()) != 0) {
+    std::remove(tmp.c_str());
+    if (error) *error = tr("cannot write %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+void PlotPanel::contextMenu(const QPoint& at) {
+  QMenu menu(this);
+  const QString base = title_.toLower().replace(' ', '_');
+  auto sizeOf = [this](const QString& what, int& w, int& h) {
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, what, tr("Size (width x height):"), QLineEdit::Normal,
+                                               QString("%1x%2").arg(plot_->width()).arg(plot_->height()), &ok);
+    const QStringList parts = text.split('x');
+    if (!ok || parts.size() != 2) return false;
+    w = parts[0].trimmed().toInt();
+    h = parts[1].trimmed().toInt();
+    return true;
+  };
+  auto report = [this](bool ok, const QString& error) {
+    if (!ok) QMessageBox::warning(this, tr("Export"), error);
+  };
+  menu.addAction(tr("Export PNG..."), this, [=, this] {
+    int w = 0, h = 0;
+    if (!sizeOf(tr("Export PNG"), w, h)) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export PNG"), base + ".png", tr("PNG images (*.png)"));
+    QString error;
+    if (!path.isEmpty()) report(exportPng(path, w, h, &error), error);
+  });
+  menu.addAction(tr("Export PDF..."), this, [=, this] {
+    int w = 0, h = 0;
+    if (!sizeOf(tr("Export PDF"), w, h)) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export PDF"), base + ".pdf", tr("PDF documents (*.pdf)"));
+    QString error;
+    if (!path.isEmpty()) report(exportPdf(path, w, h, &error), error);
+  });
+  menu.addAction(tr("Export CSV..."), this, [=, this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"), base + ".csv", tr("CSV files (*.csv)"));
+    QString error;
+    if (!path.isEmpty()) report(exportCsv(path, &error), error);
+  });
+  menu.exec(plot_->mapToGlobal(at));
 }
 
 }  // namespace grapple::ui

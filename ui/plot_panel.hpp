@@ -47,6 +47,13 @@ class PlotPanel : public QWidget {
   std::vector<std::string> shownChannels() const;
   void showChannels(const std::vector<std::string>& names);
   int pointCount() const;  // data points held by the graphs
+
+  // Exports (also in the plot's context menu): the plot as PNG (width x height pixels) or PDF
+  // (vector, width x height points), or the shown channels as CSV (time first, `name [unit]`
+  // header, every recorded row, full precision). Return false with the reason if it cannot write.
+  bool exportPng(const QString& path, int width, int height, QString* error = nullptr);
+  bool exportPdf(const QString& path, int width, int height, QString* error = nullptr);
+  bool exportCsv(const QString& path, QString* error = nullptr) const;
   QCustomPlot* plot() const { return plot_; }
 
  private:
@@ -54,6 +61,7 @@ class PlotPanel : public QWidget {
   void rebuildMenu();
   void saveChoice() const;
   void setFollow(bool follow);
+  void contextMenu(const QPoint& at);
 
   QString title_;
   std::function<bool(const std::string&)> defaults_;

@@ -5,6 +5,7 @@
 // loader's file:line message and keeps the previous scenario open; the layout is saved on close.
 // With no X display the whole test is skipped (CTest reports "Skipped").
 #include <QtTest>
+#include <QSet>
 #include <QDockWidget>
 
 #include <QApplication>
@@ -441,6 +442,41 @@ class TestGui : public QObject {
     if (auto* dock = qobject_cast<QDockWidget*>(p->parentWidget())) dock->raise();
     QTest::qWait(200);
     p->grab().save(GRAPPLE_BINARY_DIR "/test_gui_manipulability.png");
+  }
+
+  void plotsExportPngPdfCsv() {
+    ui::PlotPanel* energy = window_->plots().front();
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(energy->exportPng(dir.filePath("energy.png"), 900, 500, &error));
+    QVERIFY(energy->exportPdf(dir.filePath("energy.pdf"), 600, 400, &error));
+    QVERIFY(energy->exportCsv(dir.filePath("energy.csv"), &error));
+    // PNG: the size asked, with curves (not a blank image).
+    const QImage png(dir.filePath("energy.png"));
+    QCOMPARE(png.size(), QSize(900, 500));
+    QSet<QRgb> colours;
+    for (int y = 0; y < png.height(); y += 3) for (int x = 0; x < png.width(); x += 3) colours.insert(png.pixel(x, y));
+    QVERIFY(colours.size() > 20);
+    // PDF: a PDF document with content.
+    QFile pdf(dir.filePath("energy.pdf"));
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(5) == "%PDF-");
+    QVERIFY(pdf.size() > 2000);
+    // CSV: time and the shown channels, one line per recorded row, the values held by the GUI.
+    QFile csv(dir.filePath("energy.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    const auto& h = window_->history();
+    QCOMPARE(lines.size(), h.rows() + 1);
+    QVERIFY(lines[0].startsWith("time [s],"));
+    QCOMPARE(lines[0].count(',') + 1, int(energy->shownChannels().size()) + 1);
+    const int last = h.rows() - 1;
+    QCOMPARE(lines[last + 1].split(',')[0].toDouble(), h.columns[0][last]);
+    // A size out of range and an unwritable place are refused, with the reason.
+    QVERIFY(!energy->exportPng(dir.filePath("x.png"), 5, 5, &error));
+    QVERIFY(error.contains("between 16 and 20000"));
+    QVERIFY(!energy->exportCsv("/nonexistent-dir/x.csv", &error));
+    QVERIFY(error.contains("cannot write"));
   }
 
   void layoutIsSavedOnClose() {
