@@ -260,28 +260,30 @@ int PlotPanel::pointCount() const {
   return n;
 }
 
-bool PlotPanel::exportPng(const QString& path, int width, int height, QString* error) {
+namespace {
+// Writes the plot as an image (PNG) or a vector document (PDF) of width x height.
+bool exportPlot(QCustomPlot* plot, bool pdf, const QString& path, int width, int height, QString* error) {
   if (width < 16 || height < 16 || width > 20000 || height > 20000) {
-    if (error) *error = tr("a size between 16 and 20000 pixels is expected, got %1x%2").arg(width).arg(height);
+    if (error) {
+      *error = QObject::tr("a size between 16 and 20000 %1 is expected, got %2x%3")
+                   .arg(pdf ? "points" : "pixels").arg(width).arg(height);
+    }
     return false;
   }
-  if (!plot_->savePng(path, width, height)) {
-    if (error) *error = tr("cannot write %1").arg(path);
+  if (!(pdf ? plot->savePdf(path, width, height) : plot->savePng(path, width, height))) {
+    if (error) *error = QObject::tr("cannot write %1").arg(path);
     return false;
   }
   return true;
 }
+}  // namespace
+
+bool PlotPanel::exportPng(const QString& path, int width, int height, QString* error) {
+  return exportPlot(plot_, false, path, width, height, error);
+}
 
 bool PlotPanel::exportPdf(const QString& path, int width, int height, QString* error) {
-  if (width < 16 || height < 16 || width > 20000 || height > 20000) {
-    if (error) *error = tr("a size between 16 and 20000 points is expected, got %1x%2").arg(width).arg(height);
-    return false;
-  }
-  if (!plot_->savePdf(path, width, height)) {
-    if (error) *error = tr("cannot write %1").arg(path);
-    return false;
-  }
-  return true;
+  return exportPlot(plot_, true, path, width, height, error);
 }
 
 bool PlotPanel::exportCsv(const QString& path, QString* error) const {
@@ -340,20 +342,18 @@ void PlotPanel::contextMenu(const QPoint& at) {
   auto report = [this](bool ok, const QString& error) {
     if (!ok) QMessageBox::warning(this, tr("Export"), error);
   };
-  menu.addAction(tr("Export PNG..."), this, [=, this] {
+  // PNG and PDF: a size, a file, then the export (a refusal shown with its reason).
+  auto figure = [=, this](bool pdf) {
+    const QString kind = pdf ? "PDF" : "PNG";
     int w = 0, h = 0;
-    if (!sizeOf(tr("Export PNG"), w, h)) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export PNG"), base + ".png", tr("PNG images (*.png)"));
+    if (!sizeOf(tr("Export %1").arg(kind), w, h)) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(kind), base + (pdf ? ".pdf" : ".png"),
+                                                      pdf ? tr("PDF documents (*.pdf)") : tr("PNG images (*.png)"));
     QString error;
-    if (!path.isEmpty()) report(exportPng(path, w, h, &error), error);
-  });
-  menu.addAction(tr("Export PDF..."), this, [=, this] {
-    int w = 0, h = 0;
-    if (!sizeOf(tr("Export PDF"), w, h)) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export PDF"), base + ".pdf", tr("PDF documents (*.pdf)"));
-    QString error;
-    if (!path.isEmpty()) report(exportPdf(path, w, h, &error), error);
-  });
+    if (!path.isEmpty()) report(pdf ? exportPdf(path, w, h, &error) : exportPng(path, w, h, &error), error);
+  };
+  menu.addAction(tr("Export PNG..."), this, [=] { figure(false); });
+  menu.addAction(tr("Export PDF..."), this, [=] { figure(true); });
   menu.addAction(tr("Export CSV..."), this, [=, this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"), base + ".csv", tr("CSV files (*.csv)"));
     QString error;
