@@ -23,6 +23,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <qcustomplot.h>
 
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
@@ -173,6 +174,11 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
   file->addAction(tr("Save &as..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+  file->addSeparator();
+  file->addAction(tr("Export &figure set..."), this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the open plots into"), QDir::homePath());
+    if (!folder.isEmpty()) exportFigureSet(folder);
+  });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   updateRecentMenu();
@@ -515,6 +521,25 @@ void MainWindow::extendPlannedPath(int from, int to) {
     planned_points_.push_back(core::framePose(m, *plan_data_, ee).p);
     planned_rows_.push_back(row);
   }
+}
+
+QStringList MainWindow::exportFigureSet(const QString& folder, bool quiet) {
+  QStringList written;
+  QString error;
+  for (PlotPanel* p : plots_) {
+    auto* dock = qobject_cast<QDockWidget*>(p->parentWidget());
+    if (dock != nullptr && dock->isHidden()) continue;  // closed by the user
+    const QString base = QDir(folder).filePath(p->title().toLower().replace(' ', '_'));
+    const int w = std::max(p->plot()->width(), 400), h = std::max(p->plot()->height(), 250);
+    if (!p->exportPng(base + ".png", w, h, &error) || !p->exportPdf(base + ".pdf", w, h, &error) ||
+        !p->exportCsv(base + ".csv", &error)) {
+      if (!quiet) QMessageBox::warning(this, tr("Export figure set"), error);
+      return {};
+    }
+    written << base + ".png" << base + ".pdf" << base + ".csv";
+  }
+  statusBar()->showMessage(tr("%1 files written in %2").arg(written.size()).arg(folder), 5000);
+  return written;
 }
 
 QString MainWindow::statusText() const {

@@ -59,6 +59,11 @@ class MainWindow : public QMainWindow {
   // Simulated seconds per wall second; <= 0: as fast as possible.
   void setSpeed(double factor);
 
+  // The figure set: every plot panel that is open, as PNG (its size on screen), PDF (vector) and CSV
+  // into `folder` (named after the panels). Returns the files written; on a failure an error
+  // dialog (unless quiet) and an empty list.
+  QStringList exportFigureSet(const QString& folder, bool quiet = false);
+
   // Pulls new rows, updates plots, the view and the status bar (the timer's job; public for tests).
   void tick();
 

@@ -479,6 +479,23 @@ class TestGui : public QObject {
     QVERIFY(error.contains("cannot write"));
   }
 
+  void figureSetExportsEveryOpenPlot() {
+    // Close one panel: the set holds the others, three files each.
+    ui::PlotPanel* closed = window_->plots().back();
+    auto* dock = qobject_cast<QDockWidget*>(closed->parentWidget());
+    QVERIFY(dock != nullptr);
+    dock->close();
+    QTemporaryDir dir;
+    const QStringList files = window_->exportFigureSet(dir.path(), true);
+    QCOMPARE(files.size(), 3 * (int(window_->plots().size()) - 1));
+    for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 100, qPrintable(f));
+    QVERIFY(!QFileInfo::exists(dir.filePath(closed->title().toLower().replace(' ', '_') + ".png")));
+    QVERIFY(QImage(files[0]).width() >= 400);
+    dock->show();
+    // An unwritable folder: nothing claimed written.
+    QVERIFY(window_->exportFigureSet("/nonexistent-dir", true).isEmpty());
+  }
+
   void layoutIsSavedOnClose() {
     window_->close();
     QVERIFY(QSettings().contains("window/state"));
