@@ -20,6 +20,7 @@
 #include <osg/ShapeDrawable>
 #include <osg/Switch>
 
+#include "core/analysis/manipulability.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/math/rotation.hpp"
@@ -172,8 +173,9 @@ struct CaptureScene::Impl {
   std::vector<BeamVisual> beams;
   std::vector<PlateVisual> plates;
   osg::ref_ptr<osg::MatrixTransform> debris_xf, com_xf, earth_xf;
-  osg::ref_ptr<osg::MatrixTransform> v_base_xf, v_debris_xf, p_xf, l_xf;
-  osg::ref_ptr<osg::Switch> frames_sw, vel_sw, mom_sw, com_sw, paths_sw, stars_sw, earth_sw;
+  osg::ref_ptr<osg::MatrixTransform> v_base_xf, v_debris_xf, p_xf, l_xf, ellipsoid_xf;
+  osg::ref_ptr<osg::Switch> frames_sw, vel_sw, mom_sw, com_sw, paths_sw, stars_sw, earth_sw, ellipsoid_sw;
+  Eigen::Matrix3d ellipsoid_axes = Eigen::Matrix3d::Zero();
   osg::ref_ptr<osg::Geometry> path_actual, path_planned;
 
   Impl(const core::Model& m, const core::Scenario& s)
@@ -290,6 +292,20 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   mom_sw->addChild(p_xf);
   mom_sw->addChild(l_xf);
   root->addChild(mom_sw);
+
+  // The manipulability ellipsoid: a unit sphere stretched along the singular directions.
+  ellipsoid_sw = new osg::Switch;
+  ellipsoid_xf = new osg::MatrixTransform;
+  {
+    osg::ref_ptr<osg::Node> ball = shape(new osg::Sphere(osg::Vec3(), 1.0f), osg::Vec4(0.3f, 0.95f, 1, 0.35f));
+    osg::StateSet* ss = ball->getOrCreateStateSet();
+    ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+    ss->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+    ss->setMode(GL_RESCALE_NORMAL, osg::StateAttribute::ON);
+    ellipsoid_xf->addChild(ball);
+  }
+  ellipsoid_sw->addChild(ellipsoid_xf, false);
+  root->addChild(ellipsoid_sw);
 
   paths_sw = new osg::Switch;
   osg::ref_ptr<osg::Geode> paths = new osg::Geode;
@@ -667,6 +683,7 @@ void CaptureScene::Impl::applyOptions() {
   paths_sw->setValue(0, options.paths);
   stars_sw->setValue(0, options.stars);
   earth_sw->setValue(0, options.earth);
+  ellipsoid_sw->setValue(0, options.ellipsoid);
 }
 
 CaptureScene::CaptureScene(const core::Model& model, const core::Scenario& scenario, const std::string& asset_dir)
@@ -713,6 +730,30 @@ void CaptureScene::update(const Snapshot& s) {
   mass = std::max(mass, 1e-9);
   m.placeArrow(m.p_xf, s.com_W, s.P_W, std::min(8.0, 10 * s.P_W.norm() / mass));
   m.placeArrow(m.l_xf, s.com_W, s.L_W, std::min(8.0, 10 * s.L_W.norm() / (mass * m.scale * m.scale)));
+  // The manipulability ellipsoid at the hand, of the rigid-equivalent arm (modes at zero).
+  m.ellipsoid_axes.setZero();
+  if (m.options.ellipsoid && m.ee_frame >= 0) {
+    Eigen::VectorXd q_rigid = s.q;
+    for (const core::FlexibleBody& fb : m.model.flex) {
+      if (fb.nf > 0) q_rigid.segment(fb.idx_q, fb.nf).setZero();
+    }
+    core::ManipulabilityOptions o;
+    o.frame = m.ee_frame;
+    o.jacobian = m.model.base_mode == core::BaseMode::kFloating ? core::ManipulabilityJacobian::kGeneralized
+                                                                 : core::ManipulabilityJacobian::kFixedBase;
+    try {
+      const core::ManipulabilityEllipsoid e = core::manipulabilityEllipsoid(m.model, q_rigid, o);
+      for (int k = 0; k < 3 && k < e.radii.size(); ++k) m.ellipsoid_axes.col(k) = e.axes.col(k) * e.radii[k];
+      osg::Matrixd M = osg::Matrixd::identity();
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) M(c, r) = m.ellipsoid_axes(r, c);  // OSG: row vectors
+      }
+      const Vector3 at = core::framePose(m.model, m.data, m.ee_frame).p;
+      m.ellipsoid_xf->setMatrix(M * osg::Matrixd::translate(toOsg(at)));
+    } catch (const std::exception&) {
+      m.ellipsoid_axes.setZero();
+    }
+  }
   // The Earth: below, along -r̂(t); the arrow starts under the bus.
   const Vector3 down = -m.environment.radialDirection(s.time);
   m.placeArrow(m.earth_xf, X0.p + down * (0.8 * m.scale), down, 0.7 * m.scale);
@@ -731,6 +772,8 @@ void CaptureScene::setPaths(const std::vector<Vector3>& actual, const std::vecto
   setLineVertices(impl_->path_actual, actual);
   setLineVertices(impl_->path_planned, planned);
 }
+
+Eigen::Matrix3d CaptureScene::ellipsoidAxes() const { return impl_->ellipsoid_axes; }
 
 Vector3 CaptureScene::endEffectorPosition() const {
   const Impl& m = *impl_;

@@ -35,6 +35,7 @@ struct SceneOptions {
   bool paths = true;        // planned and actual end-effector paths
   bool stars = true;        // starfield
   bool earth = true;        // arrow towards the Earth
+  bool ellipsoid = false;   // the hand's manipulability ellipsoid (position, free-floating J* or J_m)
 };
 
 // Colours of the main parts, for the tests that look at the pixels (RGB 0-1).
@@ -72,6 +73,9 @@ class CaptureScene {
 
   // After update: points of interest for the camera presets (inertial, [m]).
   core::Vector3 endEffectorPosition() const;
+  // After update, with options.ellipsoid: the semi-axes drawn (columns, inertial, [m]: the
+  // ellipsoid {J q̇ : |q̇| <= 1} of the rigid-equivalent arm, scaled by 1 s); empty otherwise.
+  Eigen::Matrix3d ellipsoidAxes() const;
   core::Vector3 basePosition() const;
   core::Vector3 debrisPosition() const;   // the base's if there is no debris
   double sceneRadius() const;             // radius of a sphere holding the chaser and the debris

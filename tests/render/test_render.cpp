@@ -11,6 +11,7 @@
 #include <osg/MatrixTransform>
 #include <osg/NodeVisitor>
 
+#include "core/analysis/manipulability.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/scenario_yaml.hpp"
@@ -114,6 +115,35 @@ class TestRender : public QObject {
       const int ee = m.frameId("tool");
       QVERIFY((scene.endEffectorPosition() - core::framePose(m, data, ee).p).norm() < 1e-9);
     }
+  }
+
+  // The manipulability ellipsoid: drawn at the hand (the displayed one), its semi-axes the
+  // singular directions times the singular values of the rigid-equivalent arm's J* (position).
+  void ellipsoidIsTheArmsManipulability() {
+    const core::Model& m = loaded_.model;
+    render::CaptureScene scene(m, loaded_.scenario);
+    render::Snapshot s = deformedState();
+    scene.update(s);
+    QVERIFY(scene.ellipsoidAxes().isZero());  // off by default
+    render::SceneOptions o = scene.options();
+    o.ellipsoid = true;
+    scene.setOptions(o);
+    scene.update(s);
+    const Eigen::Matrix3d A = scene.ellipsoidAxes();
+    Eigen::VectorXd q = s.q;
+    for (const auto& fb : m.flex) {
+      if (fb.nf > 0) q.segment(fb.idx_q, fb.nf).setZero();
+    }
+    core::ManipulabilityOptions mo;
+    mo.frame = m.frameId("tool");
+    mo.jacobian = core::ManipulabilityJacobian::kGeneralized;
+    const Eigen::MatrixXd J = core::manipulabilityJacobian(m, q, mo);
+    // A Aᵀ = J Jᵀ: the same ellipsoid whatever the signs of the axes.
+    const double err = (A * A.transpose() - J * J.transpose()).norm() / (J * J.transpose()).norm();
+    qInfo("ellipsoid: |A Aᵀ - J Jᵀ| / |J Jᵀ| = %.1e, radii %.3f %.3f %.3f m/s per rad/s", err, A.col(0).norm(),
+          A.col(1).norm(), A.col(2).norm());
+    QVERIFY(err < 1e-12);
+    QVERIFY(A.col(0).norm() >= A.col(1).norm() && A.col(1).norm() >= A.col(2).norm());
   }
 
   void segmentTubeEndsAtTheBodyOnItsDeformedTip() {
