@@ -377,6 +377,20 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   updateRecentMenu();
   updateRunActions();
   tick();
+  emit scenarioReplaced();
+}
+
+bool MainWindow::applyScenario(core::LoadedScenario loaded, bool quiet) {
+  try {
+    std::unique_ptr<SimRunner> fresh = makeRunner(path_, loaded);
+    adopt(path_, std::move(loaded), std::move(fresh));
+    last_error_.clear();
+    return true;
+  } catch (const std::exception& e) {
+    last_error_ = QString::fromStdString(e.what());
+    if (!quiet) QMessageBox::critical(this, tr("Cannot run the edited scenario"), last_error_);
+    return false;
+  }
 }
 
 void MainWindow::setRunning(bool running) {
@@ -396,13 +410,8 @@ void MainWindow::stepOnce() {
 
 void MainWindow::resetRun() {
   if (!runner_) return;
-  try {
-    std::unique_ptr<SimRunner> fresh = makeRunner(path_, loaded_);
-    core::LoadedScenario copy = loaded_;
-    adopt(path_, std::move(copy), std::move(fresh));
-  } catch (const std::exception& e) {
-    QMessageBox::critical(this, tr("Cannot reset"), QString::fromStdString(e.what()));
-  }
+  core::LoadedScenario copy = loaded_;
+  applyScenario(std::move(copy));
 }
 
 void MainWindow::setSpeed(double factor) {

@@ -53,6 +53,14 @@ class MainWindow : public QMainWindow {
   // Key/value overrides applied when scenarios are loaded (as grapple-cli's --set).
   void setOverrides(std::vector<std::pair<std::string, std::string>> overrides) { overrides_ = std::move(overrides); }
 
+  // Replaces the open scenario by `loaded` (already validated: the editor and the tuning panels
+  // build it) and starts a fresh run of it; the path stays. If the Simulation cannot be built from
+  // it, an error dialog (unless quiet), the current run stays, returns false with the reason in
+  // lastError(). Emits scenarioReplaced() on success.
+  bool applyScenario(core::LoadedScenario loaded, bool quiet = false);
+  // The open scenario as loaded (with the edits applied through applyScenario).
+  const core::LoadedScenario& loaded() const { return loaded_; }
+
   void setRunning(bool running);
   void stepOnce();
   void resetRun();
@@ -83,6 +91,10 @@ class MainWindow : public QMainWindow {
   // The built-in scenarios folder ($GRAPPLE_SCENARIO_DIR, else the source tree's).
   static QString scenarioDir();
   static QString defaultScenario();
+
+ signals:
+  // A scenario was opened or replaced (applyScenario, reset); the run restarted.
+  void scenarioReplaced();
 
  protected:
   void closeEvent(QCloseEvent* e) override;
