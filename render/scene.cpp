@@ -26,6 +26,7 @@
 #include "core/math/rotation.hpp"
 #include "core/sim/scenario.hpp"
 #include "core/world/environment.hpp"
+#include "render/recording.hpp"
 #include "render/mesh_loader.hpp"
 
 namespace grapple::render {
@@ -228,17 +229,7 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   }
   if (scale <= 0) scale = 1;
 
-  // The end effector: the run's frame, or the last frame of the deepest body.
-  ee_frame = scenario.run.end_effector.empty() ? -1 : model.frameId(scenario.run.end_effector);
-  if (ee_frame < 0 && !model.frames.empty()) {
-    std::vector<int> depth(model.nbodies, 0);
-    for (int i = 1; i < model.nbodies; ++i) depth[i] = depth[model.parent[i]] + 1;
-    int best = 0;
-    for (int f = 0; f < static_cast<int>(model.frames.size()); ++f) {
-      if (depth[model.frames[f].body] >= depth[model.frames[best].body]) best = f;
-    }
-    ee_frame = best;
-  }
+  ee_frame = render::endEffectorFrame(model, scenario);
 
   frames_sw = new osg::Switch;
   {  // one set of axes, shared by every body

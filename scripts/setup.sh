@@ -8,8 +8,8 @@ packages=(
   cmake ninja-build g++ pkg-config
   libeigen3-dev libyaml-cpp-dev libtinyxml2-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqcustomplot-dev
-  libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev
-  xvfb xauth
+  libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev zlib1g-dev
+  xvfb xauth ffmpeg
 )
 missing=()
 for p in "${packages[@]}"; do

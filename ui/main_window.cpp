@@ -320,26 +320,6 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   history_.columns.assign(history_.channels.size(), {});
   for (auto& c : history_.columns) c.reserve(runner_->expectedRows());
   runner_->takeRows(history_.columns);
-  planned_points_.clear();
-  planned_rows_.clear();
-  reference_channels_.clear();
-  for (int i = 1; i < runner_->model().nbodies; ++i) {
-    const core::Joint& j = runner_->model().joint[i];
-    if (j.nq != j.nv) continue;  // spherical: no reference channel per coordinate
-    for (int k = 0; k < j.nv; ++k) {
-      std::string name = "joint.";
-      name += j.name;
-      if (j.nv > 1) {
-        name += '[';
-        name += std::to_string(k);
-        name += ']';
-      }
-      name += ".reference";
-      const int c = history_.find(name);
-      if (c >= 0) reference_channels_.emplace_back(c, j.idx_q + k);
-    }
-  }
-  plan_data_ = std::make_shared<core::Data>(runner_->model(), runner_->model().hasFlexibleBodies());
   timeline_->setTimes(&history_.columns[0]);
   for (PlotPanel* p : plots_) p->reset(&history_);
   shown_row_ = -1;
@@ -348,7 +328,6 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   scene_->update(runner_->snapshot(0));
   manipulability_->setModel(runner_->model(), scene_->endEffectorFrame());
   manipulability_->setConfiguration(runner_->snapshot(0).q);
-  extendPlannedPath(0, history_.rows());
   view_->setScene(scene_.get());
 
   const core::Scenario& s = runner_->scenario();
@@ -436,7 +415,6 @@ void MainWindow::tick() {
   const int from = history_.rows();
   if (st.rows > from) {
     runner_->takeRows(history_.columns);
-    extendPlannedPath(from, history_.rows());
     for (PlotPanel* p : plots_) p->appendRows(from);
     timeline_->rowsChanged();
   }
@@ -469,68 +447,15 @@ void MainWindow::showRow(int row) {
   const render::Snapshot s = runner_->snapshot(row);
   scene_->update(s);
   manipulability_->setConfiguration(s.q);
-  // The end-effector paths up to this instant.
-  std::vector<core::Vector3>& actual = path_actual_;
-  std::vector<core::Vector3>& planned = path_planned_;
-  actual.clear();
-  planned.clear();
-  const int ex = history_.find("ee.x");
-  const int n = std::min(row + 1, history_.rows());
-  if (ex >= 0) {
-    actual.reserve(n);
-    for (int k = 0; k < n; ++k) {
-      actual.emplace_back(history_.columns[ex][k], history_.columns[ex + 1][k], history_.columns[ex + 2][k]);
-    }
-  }
-  // The capture plan whole, from the instant it was made (its path ahead of the hand); else the
-  // path the joint references trace, up to this instant.
-  const RunStatus st = runner_->status();
-  if (!st.planned_path.empty() && n > 0 && history_.columns[0][n - 1] >= st.plan_start - 1e-9) {
-    planned = st.planned_path;
-  } else {
-    for (std::size_t k = 0; k < planned_rows_.size() && planned_rows_[k] <= row; ++k) {
-      planned.push_back(planned_points_[k]);
-    }
-  }
-  scene_->setPaths(actual, planned);
+  runner_->paths(row, path_actual_, path_planned_);
+  scene_->setPaths(path_actual_, path_planned_);
   view_->sceneChanged();
   shown_row_ = row;
   view_dirty_ = false;
 }
 
-// The planned end-effector path for rows [from, to): the capture plan's channels (plan.x, y, z)
-// where recorded, else where the joint paths' references put the hand (the recorded base pose,
-// the references for the driven joints, the others as recorded, no deformation).
-void MainWindow::extendPlannedPath(int from, int to) {
-  const int px = history_.find("plan.x");
-  const int ee = scene_->endEffectorFrame();
-  const core::Model& m = runner_->model();
-  for (int row = from; row < to; ++row) {
-    if (px >= 0) {
-      const core::Vector3 p(history_.columns[px][row], history_.columns[px + 1][row], history_.columns[px + 2][row]);
-      if (p.allFinite()) {
-        planned_points_.push_back(p);
-        planned_rows_.push_back(row);
-        continue;
-      }
-    }
-    if (reference_channels_.empty() || ee < 0) continue;
-    render::Snapshot s = runner_->snapshot(row);
-    bool driven = false;
-    for (const auto& [c, iq] : reference_channels_) {
-      const double ref = history_.columns[c][row];
-      if (std::isnan(ref)) continue;
-      s.q[iq] = ref;
-      driven = true;
-    }
-    if (!driven) continue;
-    for (const core::FlexibleBody& fb : m.flex) {
-      if (fb.nf > 0) s.q.segment(fb.idx_q, fb.nf).setZero();
-    }
-    core::forwardKinematics(m, *plan_data_, s.q);
-    planned_points_.push_back(core::framePose(m, *plan_data_, ee).p);
-    planned_rows_.push_back(row);
-  }
+std::vector<core::Vector3> MainWindow::plannedPath() const {
+  return runner_ ? runner_->plannedPoints() : std::vector<core::Vector3>{};
 }
 
 QStringList MainWindow::exportFigureSet(const QString& folder, bool quiet) {

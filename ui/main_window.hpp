@@ -84,7 +84,7 @@ class MainWindow : public QMainWindow {
   const RunHistory& history() const { return history_; }
   QString statusText() const;
   // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
-  const std::vector<core::Vector3>& plannedPath() const { return planned_points_; }
+  std::vector<core::Vector3> plannedPath() const;
   // The planned path drawn at the instant shown (the whole capture plan once made).
   const std::vector<core::Vector3>& drawnPlannedPath() const { return path_planned_; }
 
@@ -109,7 +109,6 @@ class MainWindow : public QMainWindow {
   void save();
   void updateRunActions();
   void finishTick(const RunStatus& st);
-  void extendPlannedPath(int from, int to);
 
   QString path_, last_error_;
   std::vector<std::pair<std::string, std::string>> overrides_;
@@ -119,11 +118,6 @@ class MainWindow : public QMainWindow {
   RunHistory history_;
   int shown_row_ = -1;
   std::vector<core::Vector3> path_actual_, path_planned_;  // reused every frame
-  // The planned end-effector path: a point per recorded row that has one (planned_rows_).
-  std::vector<core::Vector3> planned_points_;
-  std::vector<int> planned_rows_;
-  std::vector<std::pair<int, int>> reference_channels_;  // (channel, index in q)
-  std::shared_ptr<core::Data> plan_data_;
   bool view_dirty_ = true;
 
   OsgWidget* view_ = nullptr;

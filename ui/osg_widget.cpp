@@ -29,7 +29,7 @@ OsgWidget::OsgWidget(QWidget* parent) : QOpenGLWidget(parent) {
   camera->setViewport(0, 0, int(width() * dpr), int(height() * dpr));
   camera->setClearColor(osg::Vec4(render::ScenePalette::kBackground[0], render::ScenePalette::kBackground[1],
                                   render::ScenePalette::kBackground[2], 1));
-  camera->setProjectionMatrixAsPerspective(40.0, double(std::max(1, width())) / std::max(1, height()), 0.1, 2000.0);
+  camera->setProjectionMatrixAsPerspective(render::kFieldOfViewDeg, double(std::max(1, width())) / std::max(1, height()), 0.1, 2000.0);
   camera->setComputeNearFarMode(osg::CullSettings::COMPUTE_NEAR_FAR_USING_BOUNDING_VOLUMES);
   auto* manipulator = new osgGA::OrbitManipulator;
   manipulator->setAllowThrow(false);
@@ -67,45 +67,20 @@ void OsgWidget::setCameraPreset(CameraPreset preset) {
 void OsgWidget::applyPreset(bool reset_distance) {
   auto* m = static_cast<osgGA::OrbitManipulator*>(viewer_->getCameraManipulator());
   if (!scene_) return;
-  const core::Vector3 base = scene_->basePosition(), debris = scene_->debrisPosition();
-  const core::Vector3 ee = scene_->endEffectorPosition();
-  // Distance at which a sphere of the scene's radius fits the narrower field of view.
   const double aspect = double(std::max(1, width())) / std::max(1, height());
-  const double half_fov = std::min(20.0, std::atan(std::tan(20.0 * M_PI / 180) * aspect) * 180 / M_PI) * M_PI / 180;
-  const double r = 0.75 * scene_->sceneRadius() / std::sin(half_fov) / 1.8;
-  const osg::Vec3d up(0, 0, 1);
-  switch (preset_) {
-    case CameraPreset::kWholeScene: {
-      const core::Vector3 c = 0.5 * (base + debris);
-      // From above and behind the chaser's side, looking across the approach axis.
-      const core::Vector3 dir = core::Vector3(-0.55, -1.0, 0.6).normalized();
-      if (reset_distance) m->setTransformation(toOsg(c + dir * (1.8 * r)), toOsg(c), up);
-      break;
-    }
-    case CameraPreset::kFollowEndEffector:
-      followed_ = ee;
-      if (reset_distance) {
-        const core::Vector3 dir = core::Vector3(-0.4, -1.0, 0.5).normalized();
-        m->setTransformation(toOsg(ee + dir * (0.6 * r)), toOsg(ee), up);
-      }
-      break;
-    case CameraPreset::kFromBase: {
-      // Over the bus' shoulder, towards the debris.
-      const core::Vector3 d = (debris - base).norm() > 1e-6 ? (debris - base).normalized() : core::Vector3::UnitX();
-      const core::Vector3 eye = base - d * (0.5 * r) + core::Vector3(0, 0, 0.3 * r);
-      if (reset_distance) m->setTransformation(toOsg(eye), toOsg(debris), up);
-      break;
-    }
-    case CameraPreset::kFromDebris: {
-      const core::Vector3 d = (base - debris).norm() > 1e-6 ? (base - debris).normalized() : -core::Vector3::UnitX();
-      // Beside the debris (not through it), looking at the hand.
-      core::Vector3 side = d.cross(core::Vector3::UnitZ());
-      side = side.norm() > 1e-6 ? side.normalized() : core::Vector3::UnitY();
-      const core::Vector3 eye = debris + side * (0.3 * r) + core::Vector3(0, 0, 0.15 * r) - d * (0.1 * r);
-      if (reset_distance) m->setTransformation(toOsg(eye), toOsg(ee), up);
-      break;
-    }
-  }
+  const render::CameraPose pose = render::presetCamera(*scene_, preset_, aspect);
+  if (preset_ == CameraPreset::kFollowEndEffector) followed_ = pose.center;
+  if (reset_distance) m->setTransformation(toOsg(pose.eye), toOsg(pose.center), toOsg(pose.up));
+}
+
+render::CameraPose OsgWidget::cameraPose() const {
+  osg::Vec3d eye, center, up;
+  viewer_->getCameraManipulator()->getInverseMatrix().getLookAt(eye, center, up);
+  render::CameraPose pose;
+  pose.eye = core::Vector3(eye.x(), eye.y(), eye.z());
+  pose.center = core::Vector3(center.x(), center.y(), center.z());
+  pose.up = core::Vector3(up.x(), up.y(), up.z());
+  return pose;
 }
 
 void OsgWidget::sceneChanged() {
@@ -128,7 +103,7 @@ void OsgWidget::resizeGL(int w, int h) {
   window_->resized(0, 0, pw, ph);
   osg::Camera* camera = viewer_->getCamera();
   camera->setViewport(0, 0, pw, ph);
-  camera->setProjectionMatrixAsPerspective(40.0, double(std::max(1, pw)) / std::max(1, ph), 0.1, 2000.0);
+  camera->setProjectionMatrixAsPerspective(render::kFieldOfViewDeg, double(std::max(1, pw)) / std::max(1, ph), 0.1, 2000.0);
   if (!user_moved_) applyPreset(true);  // the preset frames the scene for the new shape
 }
 

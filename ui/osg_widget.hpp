@@ -9,6 +9,7 @@
 #include <QString>
 
 #include "core/math/spatial.hpp"
+#include "render/camera.hpp"
 
 namespace osg {
 class Node;
@@ -27,7 +28,7 @@ namespace grapple::ui {
 class OsgWidget : public QOpenGLWidget {
   Q_OBJECT
  public:
-  enum class CameraPreset { kWholeScene, kFollowEndEffector, kFromBase, kFromDebris };
+  using CameraPreset = render::CameraPreset;
 
   explicit OsgWidget(QWidget* parent = nullptr);
   ~OsgWidget() override;
@@ -40,6 +41,8 @@ class OsgWidget : public QOpenGLWidget {
   void sceneChanged();
 
   long framesDrawn() const { return frames_; }
+  // Where the camera is now (the preset's, or wherever the user orbited it).
+  render::CameraPose cameraPose() const;
   // The description of the body drawn at a widget point (empty if none); what a click shows.
   QString describeAt(const QPoint& at);
 

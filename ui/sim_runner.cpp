@@ -13,18 +13,8 @@ SimRunner::SimRunner(const core::LoadedScenario& loaded)
     : model_(loaded.model), scenario_(loaded.scenario) {
   sim_ = std::make_unique<core::Simulation>(scenario_, model_);
   channels_ = sim_->recorder().info();
-  nq_ = model_.nq;
-  nv_ = model_.nv;
-  c_com_ = channelIndex("com.x");
-  c_p_ = channelIndex("momentum.px");
-  c_l_ = channelIndex("momentum.Lx");
   pending_.resize(channels_.size());
-  const std::size_t n = static_cast<std::size_t>(expectedRows());
-  time_.reserve(n);
-  q_.reserve(n * nq_);
-  v_.reserve(n * nv_);
-  vectors_.reserve(n * 9);
-  debris_.reserve(n);
+  recording_ = std::make_unique<render::Recording>(*sim_, expectedRows());
   status_.end_time = sim_->endTime();
   publish(0);  // the initial row
   worker_ = std::thread([this] { loop(); });
@@ -81,40 +71,24 @@ void SimRunner::stepOnce() {
 }
 
 // Worker side: after a step (or at construction), append the newest row of the recorder and the
-// state to the shared run. Everything is copied before the lock is taken.
+// state to the shared run (a copy of a few hundred numbers under the lock; a forward kinematics
+// for the joint references' planned hand).
 void SimRunner::publish(double) {
   const core::Recorder& r = sim_->recorder();
   const int row = r.rows() - 1;
   if (row < 0) return;
   std::vector<double> values(channels_.size());
   for (std::size_t c = 0; c < values.size(); ++c) values[c] = r.at(row, static_cast<int>(c));
-  const Eigen::VectorXd q = sim_->q(), v = sim_->v();
-  const core::DebrisState d = sim_->debris();
   const double planned = sim_->plannedCaptureTime();
   const auto& events = sim_->events();
-  // The plan, sampled once here in the worker (the only thread that touches the simulation).
-  std::vector<core::Vector3> path;
-  double plan_start = NAN;
-  if (!std::isnan(planned) && std::isnan(status_.plan_start)) {
-    path = sim_->plannedHandPath();
-    for (const auto& e : events) {
-      if (e.kind == "plan") plan_start = e.time;
-    }
-  }
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!path.empty()) {
-    status_.planned_path = std::move(path);
-    status_.plan_start = plan_start;
-  }
   for (std::size_t c = 0; c < values.size(); ++c) pending_[c].push_back(values[c]);
-  time_.push_back(values[0]);
-  for (int c : {c_com_, c_p_, c_l_}) {
-    for (int k = 0; k < 3; ++k) vectors_.push_back(c < 0 ? 0.0 : values[c + k]);
+  recording_->append(*sim_);
+  if (status_.planned_path.empty() && !recording_->capturePlan().empty()) {
+    status_.planned_path = recording_->capturePlan();
+    status_.plan_start = recording_->planStart();
   }
-  q_.insert(q_.end(), q.data(), q.data() + q.size());
-  v_.insert(v_.end(), v.data(), v.data() + v.size());
-  debris_.push_back(d);
-  status_.rows = static_cast<int>(debris_.size());
+  status_.rows = recording_->rows();
   status_.time = sim_->time();
   status_.finished = sim_->finished();
   status_.failure = sim_->failure();
@@ -234,21 +208,18 @@ int SimRunner::takeRows(std::vector<std::vector<double>>& columns) {
 }
 
 render::Snapshot SimRunner::snapshot(int row) const {
-  render::Snapshot s;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (status_.rows == 0) return s;
-  row = std::max(0, std::min(row, status_.rows - 1));
-  s.row = row;
-  s.time = time_[row];
-  s.q = Eigen::Map<const Eigen::VectorXd>(q_.data() + std::size_t(row) * nq_, nq_);
-  s.v = Eigen::Map<const Eigen::VectorXd>(v_.data() + std::size_t(row) * nv_, nv_);
-  s.has_debris = scenario_.debris.enabled;
-  s.debris = debris_[row];
-  const double* w = vectors_.data() + std::size_t(row) * 9;
-  s.com_W = core::Vector3(w[0], w[1], w[2]);
-  s.P_W = core::Vector3(w[3], w[4], w[5]);
-  s.L_W = core::Vector3(w[6], w[7], w[8]);
-  return s;
+  return recording_->snapshot(row);
+}
+
+void SimRunner::paths(int row, std::vector<core::Vector3>& actual, std::vector<core::Vector3>& planned) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  recording_->pathsAt(row, actual, planned);
+}
+
+std::vector<core::Vector3> SimRunner::plannedPoints() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return recording_->plannedPoints();
 }
 
 bool SimRunner::waitUntil(double t, double timeout_s) const {

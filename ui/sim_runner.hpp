@@ -18,6 +18,7 @@
 
 #include "core/io/scenario_yaml.hpp"
 #include "core/sim/simulation.hpp"
+#include "render/recording.hpp"
 #include "render/snapshot.hpp"
 
 namespace grapple::ui {
@@ -73,6 +74,16 @@ class SimRunner {
   int takeRows(std::vector<std::vector<double>>& columns);
   // The recorded instant `row` (clamped to the rows there are).
   render::Snapshot snapshot(int row) const;
+  // The end-effector paths drawn at `row` (render::Recording::pathsAt).
+  void paths(int row, std::vector<core::Vector3>& actual, std::vector<core::Vector3>& planned) const;
+  // The planned hand points recorded so far (one per row that has one).
+  std::vector<core::Vector3> plannedPoints() const;
+  // Runs f(const render::Recording&) under the lock: the video export reads the whole run so.
+  template <class F>
+  void withRecording(F&& f) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    f(*recording_);
+  }
   // Waits until the simulated time reaches t (or the run ends, or timeout_s of wall time); true
   // if it got there. For tests and benchmarks.
   bool waitUntil(double t, double timeout_s) const;
@@ -85,17 +96,12 @@ class SimRunner {
   core::Scenario scenario_;
   std::unique_ptr<core::Simulation> sim_;  // touched by the worker only (after construction)
   std::vector<core::ChannelInfo> channels_;
-  int nq_ = 0, nv_ = 0;
-  int c_com_ = -1, c_p_ = -1, c_l_ = -1;  // first of com.x, momentum.px, momentum.Lx
 
   // The run, guarded by mutex_.
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::vector<std::vector<double>> pending_;  // (channels) rows not yet taken
-  std::vector<double> time_;                  // (rows) [s]
-  std::vector<double> q_, v_;                 // (rows * nq), (rows * nv)
-  std::vector<double> vectors_;               // (rows * 9) com, momentum P and L
-  std::vector<core::DebrisState> debris_;     // (rows)
+  std::unique_ptr<render::Recording> recording_;  // states, paths: what the 3D view draws
   RunStatus status_;
 
   std::atomic<bool> exit_{false}, running_{false};

@@ -6,7 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <utility>
+
+#include "core/io/scenario_yaml.hpp"
 #include "core/model/model.hpp"
+#include "core/sim/simulation.hpp"
 
 namespace grapple::cli {
 
@@ -21,11 +26,18 @@ std::string scenarioDir();
 std::string defaultModelPath();
 std::string defaultScenarioPath();
 
+// The Simulation of a loaded scenario (its warnings printed); what only the initial state reveals
+// becomes a LoadError against the file.
+std::unique_ptr<core::Simulation> makeSimulation(const std::string& path, core::LoadedScenario loaded);
+// "key=value" of --set.
+std::pair<std::string, std::string> parseSet(const std::string& kv);
+
 int runProbe(const std::vector<std::string>& args);
 int runInfo(const std::vector<std::string>& args);
 int runSummary(const std::vector<std::string>& args);
 int runModes(const std::vector<std::string>& args);
 int runScenario(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
+int runVideo(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli

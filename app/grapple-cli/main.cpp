@@ -32,6 +32,13 @@ Commands:
   modes MODEL [--json] [--base fixed|floating|flying]
         Natural frequencies of the flexible bodies: each alone (clamped-loaded segments,
         appendages) and coupled in the whole model linearized at its neutral configuration.
+  video [SCENARIO] --out FILE.mp4 [--size WxH] [--fps F] [--speed X] [--start S] [--end S]
+        [--camera scene|hand|base|debris] [--exaggeration K] [--msaa N] [--crf Q] [--frames]
+        [--set KEY=VALUE]... [--duration S] [--quiet]
+        Simulate the scenario and render the run off-screen (no display needed) to an MP4 (H.264,
+        encoded by ffmpeg): 1280x720 at 30 fps by default, X simulated seconds per second of video
+        (default 1), from S to S. With --frame T and --out FILE.png: one picture of the instant T,
+        at any size.
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.
@@ -53,6 +60,11 @@ int main(int argc, char** argv) {
     if (command == "info") return grapple::cli::runInfo(args);
     if (command == "probe") return grapple::cli::runProbe(args);
     if (command == "modes") return grapple::cli::runModes(args);
+#ifdef GRAPPLE_HAVE_VIDEO
+    if (command == "video") return grapple::cli::runVideo(args);
+#else
+    if (command == "video") throw grapple::cli::UsageError("this grapple-cli was built without rendering (GRAPPLE_BUILD_GUI=OFF)");
+#endif
     if (command == "help" || command == "--help" || command == "-h") {
       std::cout << kUsage;
       return 0;

@@ -45,10 +45,7 @@ RunOptions parseRunOptions(const std::string& command, const std::vector<std::st
     } else if (a == "--duration") {
       o.overrides.emplace_back("run.duration", next());
     } else if (a == "--set") {
-      const std::string& kv = next();
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) throw UsageError("--set expects key=value, got '" + kv + "'");
-      o.overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      o.overrides.push_back(parseSet(next()));
     } else if (a == "--quiet" || a == "-q") {
       o.quiet = true;
     } else if (o.scenario.empty() && a.rfind("--", 0) != 0) {
@@ -349,6 +346,8 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
 
 // The simulation of a loaded scenario; what only the initial state reveals (overlapping paths and
 // the like) is a LoadError on the scenario file. The robot file's warnings go to stderr.
+}  // namespace
+
 std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenario loaded) {
   for (const std::string& w : loaded.warnings) std::cerr << w << '\n';
   try {
@@ -358,7 +357,11 @@ std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenar
   }
 }
 
-}  // namespace
+std::pair<std::string, std::string> parseSet(const std::string& kv) {
+  const auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) throw UsageError("--set expects key=value, got '" + kv + "'");
+  return {kv.substr(0, eq), kv.substr(eq + 1)};
+}
 
 std::string defaultScenarioPath() { return scenarioDir() + "/capture_flexible.yaml"; }
 

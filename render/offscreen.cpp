@@ -1,0 +1,157 @@
+#include "render/offscreen.hpp"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include <osg/Camera>
+#include <osg/GL>
+#include <osgViewer/GraphicsWindow>
+#include <osgViewer/Viewer>
+
+#include "render/scene.hpp"
+
+namespace grapple::render {
+
+namespace {
+
+std::string eglErrorText() {
+  const EGLint e = eglGetError();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "EGL error 0x%04x", static_cast<unsigned>(e));
+  return buf;
+}
+
+}  // namespace
+
+struct OffscreenRenderer::Impl {
+  int width = 0, height = 0, samples = 0;
+  EGLDisplay display = EGL_NO_DISPLAY;
+  EGLContext context = EGL_NO_CONTEXT;
+  EGLSurface surface = EGL_NO_SURFACE;
+  osg::ref_ptr<osgViewer::Viewer> viewer;
+  osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window;
+  std::vector<unsigned char> rgba, rgb;
+
+  void makeCurrent() {
+    if (!eglMakeCurrent(display, surface, surface, context)) {
+      throw std::runtime_error("off-screen rendering: cannot make the EGL context current (" + eglErrorText() + ")");
+    }
+  }
+  void release() { eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT); }
+};
+
+OffscreenRenderer::OffscreenRenderer(int width, int height, int samples) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  if (width < 1 || height < 1 || width > 16384 || height > 16384) {
+    throw std::runtime_error("off-screen rendering: the size must be 1..16384 pixels a side, got " +
+                             std::to_string(width) + "x" + std::to_string(height));
+  }
+  m.width = width;
+  m.height = height;
+  // Mesa's surfaceless platform: no X server, no GPU needed (llvmpipe).
+  auto get_display =
+      reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+  if (get_display == nullptr) throw std::runtime_error("off-screen rendering: EGL has no eglGetPlatformDisplayEXT");
+  m.display = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+  EGLint major = 0, minor = 0;
+  if (m.display == EGL_NO_DISPLAY || !eglInitialize(m.display, &major, &minor)) {
+    throw std::runtime_error("off-screen rendering: no EGL surfaceless display (Mesa's libEGL and "
+                             "libgl1-mesa-dri are needed; " + eglErrorText() + ")");
+  }
+  auto fail = [&](const std::string& what) {
+    const std::string text = "off-screen rendering: " + what + " (" + eglErrorText() + ")";
+    if (m.context != EGL_NO_CONTEXT) eglDestroyContext(m.display, m.context);
+    if (m.surface != EGL_NO_SURFACE) eglDestroySurface(m.display, m.surface);
+    eglTerminate(m.display);
+    throw std::runtime_error(text);
+  };
+  EGLConfig config = nullptr;
+  EGLint count = 0;
+  for (int s : {samples, 0}) {
+    const EGLint attributes[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                                 EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_DEPTH_SIZE, 24,
+                                 EGL_SAMPLE_BUFFERS, s > 0 ? 1 : 0, EGL_SAMPLES, s, EGL_NONE};
+    if (eglChooseConfig(m.display, attributes, &config, 1, &count) && count == 1) {
+      m.samples = s;
+      break;
+    }
+    if (s == 0) break;
+  }
+  if (count != 1) fail("no RGB pbuffer configuration with a depth buffer for OpenGL");
+  if (!eglBindAPI(EGL_OPENGL_API)) fail("EGL cannot bind desktop OpenGL");
+  // Debian's OSG draws with the fixed-function pipeline: a compatibility profile, never core.
+  const EGLint context_attributes[] = {EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                       EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT, EGL_NONE};
+  m.context = eglCreateContext(m.display, config, EGL_NO_CONTEXT, context_attributes);
+  if (m.context == EGL_NO_CONTEXT) fail("cannot create an OpenGL compatibility context");
+  const EGLint surface_attributes[] = {EGL_WIDTH, width, EGL_HEIGHT, height, EGL_NONE};
+  m.surface = eglCreatePbufferSurface(m.display, config, surface_attributes);
+  if (m.surface == EGL_NO_SURFACE) fail("cannot create a " + std::to_string(width) + "x" + std::to_string(height) + " pbuffer");
+  m.makeCurrent();
+
+  m.window = new osgViewer::GraphicsWindowEmbedded(0, 0, width, height);
+  m.viewer = new osgViewer::Viewer;
+  m.viewer->setThreadingModel(osgViewer::Viewer::SingleThreaded);
+  m.viewer->setLightingMode(osg::View::HEADLIGHT);
+  osg::Camera* camera = m.viewer->getCamera();
+  camera->setGraphicsContext(m.window.get());
+  camera->setViewport(0, 0, width, height);
+  camera->setClearColor(osg::Vec4(ScenePalette::kBackground[0], ScenePalette::kBackground[1],
+                                  ScenePalette::kBackground[2], 1));
+  camera->setProjectionMatrixAsPerspective(kFieldOfViewDeg, double(width) / height, 0.1, 2000.0);
+  camera->setComputeNearFarMode(osg::CullSettings::COMPUTE_NEAR_FAR_USING_BOUNDING_VOLUMES);
+  m.viewer->realize();
+  m.rgba.resize(std::size_t(width) * height * 4);
+  m.rgb.resize(std::size_t(width) * height * 3);
+  m.release();
+}
+
+OffscreenRenderer::~OffscreenRenderer() {
+  Impl& m = *impl_;
+  if (m.display == EGL_NO_DISPLAY) return;
+  if (eglMakeCurrent(m.display, m.surface, m.surface, m.context)) {
+    m.viewer->setSceneData(nullptr);
+    m.viewer = nullptr;  // its GL objects go with the context
+    m.window = nullptr;
+  }
+  eglMakeCurrent(m.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglDestroySurface(m.display, m.surface);
+  eglDestroyContext(m.display, m.context);
+  eglTerminate(m.display);
+}
+
+int OffscreenRenderer::width() const { return impl_->width; }
+int OffscreenRenderer::height() const { return impl_->height; }
+int OffscreenRenderer::samples() const { return impl_->samples; }
+
+void OffscreenRenderer::setScene(osg::Node* root) { impl_->viewer->setSceneData(root); }
+
+const std::vector<unsigned char>& OffscreenRenderer::render(const CameraPose& pose) {
+  Impl& m = *impl_;
+  m.makeCurrent();
+  m.viewer->getCamera()->setViewMatrixAsLookAt(osg::Vec3d(pose.eye.x(), pose.eye.y(), pose.eye.z()),
+                                               osg::Vec3d(pose.center.x(), pose.center.y(), pose.center.z()),
+                                               osg::Vec3d(pose.up.x(), pose.up.y(), pose.up.z()));
+  m.viewer->frame();
+  glFinish();
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, m.width, m.height, GL_RGBA, GL_UNSIGNED_BYTE, m.rgba.data());
+  m.release();
+  // OpenGL's rows run bottom-up; drop alpha.
+  for (int y = 0; y < m.height; ++y) {
+    const unsigned char* src = m.rgba.data() + std::size_t(m.height - 1 - y) * m.width * 4;
+    unsigned char* dst = m.rgb.data() + std::size_t(y) * m.width * 3;
+    for (int x = 0; x < m.width; ++x) {
+      dst[3 * x] = src[4 * x];
+      dst[3 * x + 1] = src[4 * x + 1];
+      dst[3 * x + 2] = src[4 * x + 2];
+    }
+  }
+  return m.rgb;
+}
+
+}  // namespace grapple::render

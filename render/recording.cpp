@@ -1,0 +1,155 @@
+#include "render/recording.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/dynamics/kinematics.hpp"
+
+namespace grapple::render {
+
+int endEffectorFrame(const core::Model& model, const core::Scenario& scenario) {
+  int ee = scenario.run.end_effector.empty() ? -1 : model.frameId(scenario.run.end_effector);
+  if (ee < 0 && !model.frames.empty()) {
+    std::vector<int> depth(model.nbodies, 0);
+    for (int i = 1; i < model.nbodies; ++i) depth[i] = depth[model.parent[i]] + 1;
+    ee = 0;
+    for (int f = 0; f < static_cast<int>(model.frames.size()); ++f) {
+      if (depth[model.frames[f].body] >= depth[model.frames[ee].body]) ee = f;
+    }
+  }
+  return ee;
+}
+
+Recording::Recording(const core::Simulation& sim, int expected_rows)
+    : model_(&sim.model()),
+      has_debris_(sim.scenario().debris.enabled),
+      nq_(sim.model().nq),
+      nv_(sim.model().nv),
+      ee_frame_(endEffectorFrame(sim.model(), sim.scenario())),
+      data_(sim.model(), sim.model().hasFlexibleBodies()) {
+  const core::Recorder& r = sim.recorder();
+  c_com_ = r.find("com.x");
+  c_p_ = r.find("momentum.px");
+  c_l_ = r.find("momentum.Lx");
+  c_ee_ = r.find("ee.x");
+  c_plan_ = r.find("plan.x");
+  const core::Model& m = *model_;
+  for (int i = 1; i < m.nbodies; ++i) {
+    const core::Joint& j = m.joint[i];
+    if (j.nq != j.nv) continue;  // spherical: no reference channel per coordinate
+    for (int k = 0; k < j.nv; ++k) {
+      std::string name = "joint.";  // appended piece by piece: GCC 12 warns (-Wrestrict) on "a" + s
+      name += j.name;
+      if (j.nv > 1) {
+        name += '[';
+        name += std::to_string(k);
+        name += ']';
+      }
+      name += ".reference";
+      const int c = r.find(name);
+      if (c >= 0) reference_channels_.emplace_back(c, j.idx_q + k);
+    }
+  }
+  const std::size_t n = static_cast<std::size_t>(std::max(0, expected_rows));
+  time_.reserve(n);
+  q_.reserve(n * nq_);
+  v_.reserve(n * nv_);
+  vectors_.reserve(n * 9);
+  debris_.reserve(n);
+  if (c_ee_ >= 0) hand_.reserve(n);
+}
+
+void Recording::append(const core::Simulation& sim) {
+  const core::Recorder& r = sim.recorder();
+  const int row = r.rows() - 1;
+  if (row < 0) return;
+  time_.push_back(r.at(row, 0));
+  for (int c : {c_com_, c_p_, c_l_}) {
+    for (int k = 0; k < 3; ++k) vectors_.push_back(c < 0 ? 0.0 : r.at(row, c + k));
+  }
+  const Eigen::VectorXd& q = sim.q();
+  const Eigen::VectorXd& v = sim.v();
+  q_.insert(q_.end(), q.data(), q.data() + q.size());
+  v_.insert(v_.end(), v.data(), v.data() + v.size());
+  debris_.push_back(sim.debris());
+  if (c_ee_ >= 0) hand_.emplace_back(r.at(row, c_ee_), r.at(row, c_ee_ + 1), r.at(row, c_ee_ + 2));
+  addPlannedPoint(r, row, q);
+  if (plan_.empty() && !std::isnan(sim.plannedCaptureTime())) {
+    plan_ = sim.plannedHandPath();
+    for (const auto& e : sim.events()) {
+      if (e.kind == "plan") plan_start_ = e.time;
+    }
+  }
+}
+
+// The planned hand position at a recorded row: the capture plan's channels (plan.x, y, z) where
+// recorded, else where the joint paths' references put the hand (the recorded base pose, the
+// references for the driven joints, the others as recorded, no deformation).
+void Recording::addPlannedPoint(const core::Recorder& r, int rec_row, const Eigen::VectorXd& q) {
+  const int row = rows() - 1;
+  if (c_plan_ >= 0) {
+    const core::Vector3 p(r.at(rec_row, c_plan_), r.at(rec_row, c_plan_ + 1), r.at(rec_row, c_plan_ + 2));
+    if (p.allFinite()) {
+      planned_points_.push_back(p);
+      planned_rows_.push_back(row);
+      return;
+    }
+  }
+  if (reference_channels_.empty() || ee_frame_ < 0) return;
+  Eigen::VectorXd qr = q;
+  bool driven = false;
+  for (const auto& [c, iq] : reference_channels_) {
+    const double ref = r.at(rec_row, c);
+    if (std::isnan(ref)) continue;
+    qr[iq] = ref;
+    driven = true;
+  }
+  if (!driven) return;
+  for (const core::FlexibleBody& fb : model_->flex) {
+    if (fb.nf > 0) qr.segment(fb.idx_q, fb.nf).setZero();
+  }
+  core::forwardKinematics(*model_, data_, qr);
+  planned_points_.push_back(core::framePose(*model_, data_, ee_frame_).p);
+  planned_rows_.push_back(row);
+}
+
+Snapshot Recording::snapshot(int row) const {
+  Snapshot s;
+  if (time_.empty()) return s;
+  row = std::clamp(row, 0, rows() - 1);
+  s.row = row;
+  s.time = time_[row];
+  s.q = Eigen::Map<const Eigen::VectorXd>(q_.data() + std::size_t(row) * nq_, nq_);
+  s.v = Eigen::Map<const Eigen::VectorXd>(v_.data() + std::size_t(row) * nv_, nv_);
+  s.has_debris = has_debris_;
+  s.debris = debris_[row];
+  const double* w = vectors_.data() + std::size_t(row) * 9;
+  s.com_W = core::Vector3(w[0], w[1], w[2]);
+  s.P_W = core::Vector3(w[3], w[4], w[5]);
+  s.L_W = core::Vector3(w[6], w[7], w[8]);
+  return s;
+}
+
+int Recording::rowAt(double t) const {
+  const auto it = std::upper_bound(time_.begin(), time_.end(), t + 1e-9);
+  return std::max(0, static_cast<int>(it - time_.begin()) - 1);
+}
+
+void Recording::pathsAt(int row, std::vector<core::Vector3>& actual, std::vector<core::Vector3>& planned) const {
+  actual.clear();
+  planned.clear();
+  if (time_.empty()) return;
+  row = std::clamp(row, 0, rows() - 1);
+  const int n = std::min<int>(row + 1, static_cast<int>(hand_.size()));
+  actual.assign(hand_.begin(), hand_.begin() + n);
+  if (!plan_.empty() && time_[row] >= plan_start_ - 1e-9) {
+    planned = plan_;
+    return;
+  }
+  for (std::size_t k = 0; k < planned_rows_.size() && planned_rows_[k] <= row; ++k) {
+    planned.push_back(planned_points_[k]);
+  }
+}
+
+}  // namespace grapple::render

@@ -1,0 +1,65 @@
+// Video export: a recorded run drawn off-screen frame by frame (render/offscreen) and encoded to
+// MP4 (H.264, yuv420p) by piping raw RGB frames into ffmpeg (a separate process: no codec linked
+// in; ENVIRONMENT.md §4). The file is written under a temporary name and renamed when ffmpeg has
+// finished, so a cancelled or failed export never leaves half a video. Used by
+// `grapple-cli video` and by the application's File > Export video (on a worker thread).
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/camera.hpp"
+#include "render/recording.hpp"
+#include "render/scene.hpp"
+
+namespace grapple::render {
+
+struct VideoOptions {
+  int width = 1280, height = 720;  // pixels, even (H.264 in yuv420p)
+  double fps = 30;                  // frames per second of video
+  double speed = 1;                 // simulated seconds per second of video
+  double start = 0;                 // [s] simulated time of the first frame
+  double end = std::numeric_limits<double>::infinity();  // [s] (clamped to the recording's end)
+  CameraPreset camera = CameraPreset::kWholeScene;
+  // A fixed camera (e.g. the application's view as the user left it) instead of the preset.
+  std::optional<CameraPose> fixed_camera;
+  SceneOptions scene;               // what is drawn (paths, frames, ...)
+  double exaggeration = 1;          // of the flexible deformation
+  int samples = 0;                  // multisampling (costs ~4x the frame time on llvmpipe)
+  int crf = 20;                     // x264 quality (0 lossless .. 51; 18-23 is visually good)
+  std::string ffmpeg = "ffmpeg";    // the program (looked up on PATH)
+};
+
+// What is wrong with the options (empty if they are valid), e.g. "the width must be even".
+std::string checkVideoOptions(const VideoOptions& options);
+
+// The frames of the video: frame k shows simulated time start + k·speed/fps, k = 0 .. n-1, with
+// n = floor((end - start)·fps/speed + 1e-9) (so 20 s at 30 fps is 600 frames); at least one.
+int videoFrameCount(const VideoOptions& options, double recording_end);
+
+struct VideoResult {
+  int frames = 0;          // frames encoded
+  bool cancelled = false;  // progress() returned false: no file was written
+  double seconds = 0;      // wall time
+};
+
+// Renders the recording (of a run of model and scenario) to `path`. progress(done, total) is
+// called after every frame; returning false cancels. Throws std::runtime_error with the reason
+// (bad options, no off-screen OpenGL, ffmpeg missing or failing — its own message —, the file
+// not writable).
+VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario, const Recording& recording,
+                        const VideoOptions& options, const std::string& path,
+                        const std::function<bool(int done, int total)>& progress = {});
+
+// One picture of the recorded instant `row` at any resolution, as PNG (written atomically);
+// throws as exportVideo.
+void exportScreenshot(const core::Model& model, const core::Scenario& scenario, const Recording& recording, int row,
+                      const VideoOptions& options, const std::string& path);
+
+// Writes an RGB image (top row first) as PNG (zlib-compressed), atomically; throws on failure.
+void writePng(const std::string& path, const unsigned char* rgb, int width, int height);
+
+}  // namespace grapple::render
