@@ -251,11 +251,12 @@ VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario
 
 void exportScreenshot(const core::Model& model, const core::Scenario& scenario, const Recording& recording, int row,
                       const VideoOptions& options, const std::string& path) {
-  VideoOptions o = options;
-  o.end = std::numeric_limits<double>::infinity();
-  if (const std::string bad = checkVideoOptions(o); !bad.empty() && bad.find("even") == std::string::npos) {
-    throw std::runtime_error("screenshot: " + bad);  // odd sizes are fine for a picture
+  const VideoOptions& o = options;
+  if (o.width < 1 || o.height < 1 || o.width > 16384 || o.height > 16384) {
+    throw std::runtime_error("screenshot: the size must be 1x1 to 16384x16384 pixels, got " + std::to_string(o.width) +
+                             "x" + std::to_string(o.height));
   }
+  if (!(o.exaggeration >= 0) || !std::isfinite(o.exaggeration)) throw std::runtime_error("screenshot: the exaggeration must be a number >= 0");
   if (recording.rows() == 0) throw std::runtime_error("screenshot: the run has recorded nothing yet");
   checkFolder(path);
   FrameMaker maker(model, scenario, recording, o);

@@ -54,8 +54,8 @@ VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario
                         const VideoOptions& options, const std::string& path,
                         const std::function<bool(int done, int total)>& progress = {});
 
-// One picture of the recorded instant `row` at any resolution, as PNG (written atomically);
-// throws as exportVideo.
+// One picture of the recorded instant `row` at any size up to 16384 x 16384 (the options' size,
+// camera, overlays and exaggeration), as PNG (written atomically); throws as exportVideo.
 void exportScreenshot(const core::Model& model, const core::Scenario& scenario, const Recording& recording, int row,
                       const VideoOptions& options, const std::string& path);
 

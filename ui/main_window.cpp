@@ -15,6 +15,8 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -33,6 +35,7 @@
 #include "ui/osg_widget.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
+#include "ui/video_export.hpp"
 
 namespace grapple::ui {
 
@@ -178,6 +181,25 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Export &figure set..."), this, [this] {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the open plots into"), QDir::homePath());
     if (!folder.isEmpty()) exportFigureSet(folder);
+  });
+  file->addAction(tr("Export &video..."), this, [this] {
+    if (!runner_) return;
+    VideoExportDialog dialog(QDir(QDir::homePath()).filePath(QFileInfo(path_).completeBaseName() + ".mp4"),
+                             runner_->status().time, this);
+    if (dialog.exec() == QDialog::Accepted) exportVideo(dialog.path(), dialog.options(), dialog.useViewCamera());
+  });
+  file->addAction(tr("Save 3D view as &image..."), this, [this] {
+    const QString p = QFileDialog::getSaveFileName(this, tr("Save the 3D view as"),
+                                                   QDir(QDir::homePath()).filePath(QFileInfo(path_).completeBaseName() + ".png"),
+                                                   tr("PNG image (*.png)"));
+    if (p.isEmpty()) return;
+    bool ok = false;
+    const QString size = QInputDialog::getText(this, tr("Image size"), tr("Width x height in pixels:"), QLineEdit::Normal,
+                                               "3840x2160", &ok);
+    if (!ok) return;
+    const QStringList wh = size.toLower().split('x');
+    const int w = wh.size() == 2 ? wh[0].trimmed().toInt() : 0, h = wh.size() == 2 ? wh[1].trimmed().toInt() : 0;
+    exportViewImage(p, w, h);
   });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -456,6 +478,54 @@ void MainWindow::showRow(int row) {
 
 std::vector<core::Vector3> MainWindow::plannedPath() const {
   return runner_ ? runner_->plannedPoints() : std::vector<core::Vector3>{};
+}
+
+bool MainWindow::exportVideo(const QString& path, render::VideoOptions options, bool use_view_camera, bool quiet) {
+  if (!runner_) return false;
+  if (use_view_camera) options.fixed_camera = view_->cameraPose();
+  options.scene = scene_->options();
+  options.exaggeration = scene_->exaggeration();
+  // A copy of the run (a few MB) so the physics can go on meanwhile; model and scenario copied
+  // too: the export outlives nothing it reads.
+  std::unique_ptr<render::Recording> recording;
+  runner_->withRecording([&](const render::Recording& r) { recording = std::make_unique<render::Recording>(r); });
+  const core::Model model = runner_->model();
+  const core::Scenario scenario = runner_->scenario();
+  const ExportJob job = runVideoExport(this, model, scenario, *recording, options, path, quiet);
+  if (!job.error.isEmpty()) {
+    last_error_ = job.error;
+    if (!quiet) QMessageBox::critical(this, tr("Cannot export the video"), job.error);
+    return false;
+  }
+  last_error_.clear();
+  statusBar()->showMessage(job.result.cancelled ? tr("Video export cancelled")
+                                                : tr("Wrote %1: %2 frames in %3 s")
+                                                      .arg(path)
+                                                      .arg(job.result.frames)
+                                                      .arg(job.result.seconds, 0, 'f', 1),
+                           10000);
+  return true;
+}
+
+bool MainWindow::exportViewImage(const QString& path, int width, int height, bool quiet) {
+  if (!runner_) return false;
+  render::VideoOptions o;
+  o.width = width;
+  o.height = height;
+  o.fixed_camera = view_->cameraPose();
+  o.scene = scene_->options();
+  o.exaggeration = scene_->exaggeration();
+  std::unique_ptr<render::Recording> recording;  // a copy: the physics never waits on drawing
+  runner_->withRecording([&](const render::Recording& r) { recording = std::make_unique<render::Recording>(r); });
+  const QString error = runScreenshot(runner_->model(), runner_->scenario(), *recording, std::max(0, shown_row_), o, path);
+  if (!error.isEmpty()) {
+    last_error_ = error;
+    if (!quiet) QMessageBox::critical(this, tr("Cannot save the image"), error);
+    return false;
+  }
+  last_error_.clear();
+  statusBar()->showMessage(tr("Wrote %1 (%2x%3)").arg(path).arg(width).arg(height), 10000);
+  return true;
 }
 
 QStringList MainWindow::exportFigureSet(const QString& folder, bool quiet) {

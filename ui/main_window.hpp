@@ -14,6 +14,7 @@
 #include <QString>
 
 #include "core/io/scenario_yaml.hpp"
+#include "render/video.hpp"
 #include "ui/plot_panel.hpp"
 
 class QTimer;
@@ -71,6 +72,14 @@ class MainWindow : public QMainWindow {
   // into `folder` (named after the panels). Returns the files written; on a failure an error
   // dialog (unless quiet) and an empty list.
   QStringList exportFigureSet(const QString& folder, bool quiet = false);
+
+  // The recorded run as an MP4 (render::exportVideo on a worker thread, with a progress dialog and
+  // cancel unless quiet), drawn with the view's exaggeration and overlays; from the view's camera
+  // as it is now if use_view_camera, else options.camera's preset. False with the reason in
+  // lastError() (and a dialog unless quiet) if it failed; cancelled is not a failure.
+  bool exportVideo(const QString& path, render::VideoOptions options, bool use_view_camera, bool quiet = false);
+  // The 3D view at the instant shown, as a PNG of any size (off-screen, the view's camera).
+  bool exportViewImage(const QString& path, int width, int height, bool quiet = false);
 
   // Pulls new rows, updates plots, the view and the status bar (the timer's job; public for tests).
   void tick();

@@ -89,9 +89,7 @@ int runVideo(const std::vector<std::string>& args) {
   if (out.empty()) throw UsageError("video: --out FILE.mp4 (or FILE.png with --frame T) is required");
   if (scenario.empty()) scenario = defaultScenarioPath();
   const bool picture = !std::isnan(frame_time);
-  if (const std::string bad = render::checkVideoOptions(o); !bad.empty()) {
-    if (!picture || bad.find("even") == std::string::npos) throw UsageError("video: " + bad);
-  }
+  if (const std::string bad = render::checkVideoOptions(o); !bad.empty() && !picture) throw UsageError("video: " + bad);
   if (picture && frame_time < 0) throw UsageError("--frame expects a time >= 0 s");
 
   const std::unique_ptr<core::Simulation> simulation = makeSimulation(scenario, core::loadScenario(scenario, overrides));

@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QDoubleSpinBox>
 #include <QMessageBox>
+#include <QProcess>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSurfaceFormat>
@@ -494,6 +495,43 @@ class TestGui : public QObject {
     dock->show();
     // An unwritable folder: nothing claimed written.
     QVERIFY(window_->exportFigureSet("/nonexistent-dir", true).isEmpty());
+  }
+
+  void videoAndViewImageExport() {
+    // The run so far (the capture, ~49 s recorded) from t = 45 s to 47 s at 12 fps: 24 frames of
+    // 320x180 in an MP4 ffprobe reads, drawn off-screen while the window stays up.
+    QVERIFY(window_->runner()->status().time > 47.0);
+    QTemporaryDir dir;
+    render::VideoOptions o;
+    o.width = 320;
+    o.height = 180;
+    o.fps = 12;
+    o.start = 45;
+    o.end = 47;
+    const QString mp4 = dir.filePath("capture.mp4");
+    QVERIFY2(window_->exportVideo(mp4, o, true, true), qPrintable(window_->lastError()));
+    QProcess probe;
+    probe.start("ffprobe", {"-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                            "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", mp4});
+    QVERIFY(probe.waitForFinished(60000));
+    QCOMPARE(QString::fromLocal8Bit(probe.readAllStandardOutput()).trimmed(), QString("h264,320,180,24"));
+    // Bad settings: refused with the reason, nothing written.
+    o.width = 321;
+    QVERIFY(!window_->exportVideo(dir.filePath("odd.mp4"), o, true, true));
+    QVERIFY(window_->lastError().contains("even"));
+    QVERIFY(!QFileInfo::exists(dir.filePath("odd.mp4")));
+    // The view as a picture larger than the window, from the view's camera.
+    const QString png = dir.filePath("view.png");
+    QVERIFY2(window_->exportViewImage(png, 2400, 1350, true), qPrintable(window_->lastError()));
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(2400, 1350));
+    int lit = 0;
+    for (int y = 0; y < image.height(); y += 10) {
+      for (int x = 0; x < image.width(); x += 10) lit += qGray(image.pixel(x, y)) > 30;
+    }
+    QVERIFY(lit > 100);  // not blank
+    QVERIFY(!window_->exportViewImage(dir.filePath("none/view.png"), 100, 100, true));
+    QVERIFY(window_->lastError().contains("no folder"));
   }
 
   void layoutIsSavedOnClose() {
