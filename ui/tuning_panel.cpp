@@ -49,6 +49,9 @@ class GainSpinBox : public QDoubleSpinBox {
     setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
     setKeyboardTracking(false);
     setAccelerated(true);
+    QLocale l = locale();  // "3803", not "3,803"
+    l.setNumberOptions(QLocale::OmitGroupSeparator);
+    setLocale(l);
   }
   QString textFromValue(double value) const override { return locale().toString(value, 'g', 10); }
   double valueFromText(const QString& text) const override { return locale().toDouble(strip(text)); }

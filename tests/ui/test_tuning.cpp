@@ -201,15 +201,15 @@ class TestTuning : public QObject {
     pos = 6;
     QCOMPARE(kp->validate(text, pos), QValidator::Acceptable);
     // Typing into the box: "0" in the torque limit is reverted on Enter.
-    limit->lineEdit()->selectAll();
-    QTest::keyClicks(limit->lineEdit(), "0");
-    QTest::keyClick(limit->lineEdit(), Qt::Key_Return);
+    limit->findChild<QLineEdit*>()->selectAll();
+    QTest::keyClicks(limit->findChild<QLineEdit*>(), "0");
+    QTest::keyClick(limit->findChild<QLineEdit*>(), Qt::Key_Return);
     limit->clearFocus();
     QCoreApplication::processEvents();
     QCOMPARE(limit->value(), 5.0);
-    limit->lineEdit()->selectAll();
-    QTest::keyClicks(limit->lineEdit(), "4.5");
-    QTest::keyClick(limit->lineEdit(), Qt::Key_Return);
+    limit->findChild<QLineEdit*>()->selectAll();
+    QTest::keyClicks(limit->findChild<QLineEdit*>(), "4.5");
+    QTest::keyClick(limit->findChild<QLineEdit*>(), Qt::Key_Return);
     QCOMPARE(limit->value(), 4.5);
     limit->setValue(5);
   }
