@@ -352,6 +352,7 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   tabs_ = new QTabWidget(top);
   tabs_->setObjectName("tuningPages");
   tabs_->setDocumentMode(true);
+  tabs_->setMinimumHeight(170);  // a few rows of the form
   top_layout->addWidget(tabs_, 1);
   auto* buttons = new QHBoxLayout;
   apply_ = new QPushButton(tr("Apply and rerun"), top);

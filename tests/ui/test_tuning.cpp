@@ -257,6 +257,7 @@ class TestTuning : public QObject {
     QVERIFY(maxPoleDistance(tuning()->analysis().poles, a0.poles) > 1e-3);
     tuning()->field(0, "kp")->setValue(0.1);
     tuning()->field(1, "kd")->setValue(0.987);
+    tuning()->refreshAnalysis();
     tuning()->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_panel.png");
   }
 
@@ -326,6 +327,14 @@ class TestTuning : public QObject {
     drift->refresh();
     drift->plot()->replot();
     drift->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_ghost.png");
+    for (ui::PlotPanel* p : window_->plots()) {
+      if (p->title() != "Base torques and fuel") continue;
+      if (auto* dock = qobject_cast<QDockWidget*>(p->parentWidget())) dock->raise();
+      QCoreApplication::processEvents();
+      p->refresh();
+      p->plot()->replot();
+      p->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_ghost_torques.png");
+    }
     QVERIFY(drift->exportPng(GRAPPLE_BINARY_DIR "/test_tuning_ghost_export.png", 800, 450));
     const QString csv = tmp_.filePath("drift.csv");
     QVERIFY(drift->exportCsv(csv));
