@@ -35,6 +35,7 @@
 #include "ui/osg_widget.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
+#include "ui/tuning_panel.hpp"
 #include "ui/video_export.hpp"
 
 namespace grapple::ui {
@@ -88,7 +89,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(status_);
 
   buildDocks();
+  buildTuningDock();
   buildMenus();
+  buildGhostActions();
 
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -306,6 +309,7 @@ bool MainWindow::openScenario(const QString& path) {
     core::LoadedScenario loaded = core::loadScenario(path.toStdString(), overrides_);
     std::unique_ptr<SimRunner> runner = makeRunner(path, loaded);
     adopt(path, std::move(loaded), std::move(runner));
+    clearGhost();  // another scenario: the previous run no longer compares
     last_error_.clear();
     return true;
   } catch (const std::exception& e) {  // LoadError: "file:line: what, expected"
@@ -392,6 +396,59 @@ bool MainWindow::applyScenario(core::LoadedScenario loaded, bool quiet) {
     if (!quiet) QMessageBox::critical(this, tr("Cannot run the edited scenario"), last_error_);
     return false;
   }
+}
+
+void MainWindow::buildTuningDock() {
+  // The controller tuning panels (issue 8), tabbed with the scenario information.
+  auto* dock = new QDockWidget(tr("Tuning"), this);
+  dock->setObjectName("dock:tuning");
+  tuning_ = new TuningPanel(this, dock);
+  tuning_->setObjectName("tuning");
+  dock->setWidget(tuning_);
+  if (auto* scen = findChild<QDockWidget*>("dock:scenario")) {
+    tabifyDockWidget(scen, dock);
+    scen->raise();
+  } else {
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+  }
+}
+
+void MainWindow::buildGhostActions() {
+  view_menu_->addSeparator();
+  ghost_show_ = view_menu_->addAction(tr("Show the p&revious run"));
+  ghost_show_->setCheckable(true);
+  ghost_show_->setChecked(true);
+  ghost_show_->setEnabled(false);
+  ghost_show_->setToolTip(tr("The run before the last \"Apply and rerun\", dashed in the plots"));
+  connect(ghost_show_, &QAction::toggled, this, &MainWindow::setGhostVisible);
+  ghost_clear_ = view_menu_->addAction(tr("C&lear the previous run"), this, &MainWindow::clearGhost);
+  ghost_clear_->setEnabled(false);
+  for (PlotPanel* p : plots_) {
+    connect(p, &PlotPanel::ghostVisibilityRequested, this, &MainWindow::setGhostVisible);
+    connect(p, &PlotPanel::ghostClearRequested, this, &MainWindow::clearGhost);
+  }
+}
+
+bool MainWindow::rerunKeepingGhost(core::LoadedScenario loaded, bool quiet) {
+  RunHistory previous = history_;
+  if (!applyScenario(std::move(loaded), quiet)) return false;
+  ghost_ = std::move(previous);
+  for (PlotPanel* p : plots_) p->setGhost(&ghost_);
+  ghost_show_->setEnabled(true);
+  ghost_clear_->setEnabled(true);
+  return true;
+}
+
+void MainWindow::clearGhost() {
+  ghost_ = RunHistory{};
+  for (PlotPanel* p : plots_) p->setGhost(nullptr);
+  if (ghost_show_) ghost_show_->setEnabled(false);
+  if (ghost_clear_) ghost_clear_->setEnabled(false);
+}
+
+void MainWindow::setGhostVisible(bool visible) {
+  for (PlotPanel* p : plots_) p->setGhostVisible(visible);
+  if (ghost_show_ && ghost_show_->isChecked() != visible) ghost_show_->setChecked(visible);
 }
 
 void MainWindow::setRunning(bool running) {

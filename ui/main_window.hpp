@@ -34,6 +34,7 @@ struct Data;
 namespace grapple::ui {
 
 class ManipulabilityPanel;
+class TuningPanel;
 
 class OsgWidget;
 class SimRunner;
@@ -59,6 +60,13 @@ class MainWindow : public QMainWindow {
   // it, an error dialog (unless quiet), the current run stays, returns false with the reason in
   // lastError(). Emits scenarioReplaced() on success.
   bool applyScenario(core::LoadedScenario loaded, bool quiet = false);
+  // Apply and rerun (the tuning panels): as applyScenario, the current run kept as the plots'
+  // ghost, drawn as "previous run" (one ghost: the last run before this one).
+  bool rerunKeepingGhost(core::LoadedScenario loaded, bool quiet = false);
+  const RunHistory& ghost() const { return ghost_; }
+  void clearGhost();
+  void setGhostVisible(bool visible);
+  TuningPanel* tuning() const { return tuning_; }
   // The open scenario as loaded (with the edits applied through applyScenario).
   const core::LoadedScenario& loaded() const { return loaded_; }
 
@@ -111,6 +119,8 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildDocks();
+  void buildTuningDock();
+  void buildGhostActions();
   void adopt(const QString& path, core::LoadedScenario loaded, std::unique_ptr<SimRunner> runner);
   void showRow(int row);
   void updateRecentMenu();
@@ -125,6 +135,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<SimRunner> runner_;
   std::unique_ptr<render::CaptureScene> scene_;
   RunHistory history_;
+  RunHistory ghost_;  // the previous run (rerunKeepingGhost), empty if none
   int shown_row_ = -1;
   std::vector<core::Vector3> path_actual_, path_planned_;  // reused every frame
   bool view_dirty_ = true;
@@ -133,6 +144,9 @@ class MainWindow : public QMainWindow {
   Timeline* timeline_ = nullptr;
   std::vector<PlotPanel*> plots_;
   ManipulabilityPanel* manipulability_ = nullptr;
+  TuningPanel* tuning_ = nullptr;
+  QAction* ghost_show_ = nullptr;
+  QAction* ghost_clear_ = nullptr;
   QLabel* info_ = nullptr;       // the picked body
   QLabel* scenario_info_ = nullptr;
   QLabel* status_ = nullptr;

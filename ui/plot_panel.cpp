@@ -179,10 +179,32 @@ void PlotPanel::showChannels(const std::vector<std::string>& names) {
 
 void PlotPanel::rebuildGraphs() {
   plot_->clearGraphs();
+  live_.clear();
+  ghost_graphs_.clear();
+  // The previous run first, so that the live graphs are drawn over it.
+  if (ghost_ && ghost_visible_ && ghost_->rows() > 0) {
+    for (std::size_t k = 0; k < shown_.size(); ++k) {
+      const int c = ghost_->find(history_->channels[static_cast<std::size_t>(shown_[k])].name);
+      if (c <= 0) continue;
+      QCPGraph* g = plot_->addGraph();
+      QColor color = kColors[k % std::size(kColors)];
+      color = QColor::fromHsvF(color.hsvHueF(), 0.35 * color.hsvSaturationF(), std::min(1.0, 0.4 + color.valueF()));
+      g->setPen(QPen(color, 1.2, Qt::DashLine));
+      g->setAdaptiveSampling(true);
+      const auto& t = ghost_->columns[0];
+      const auto& y = ghost_->columns[static_cast<std::size_t>(c)];
+      QVector<QCPGraphData> data(static_cast<int>(t.size()));
+      for (std::size_t i = 0; i < t.size(); ++i) data[int(i)] = QCPGraphData(t[i], y[i]);
+      g->data()->set(data, true);
+      g->removeFromLegend();
+      ghost_graphs_.emplace_back(history_->channels[static_cast<std::size_t>(shown_[k])].name, g);
+    }
+  }
   QStringList units;
   for (std::size_t k = 0; k < shown_.size(); ++k) {
     const int c = shown_[k];
     QCPGraph* g = plot_->addGraph();
+    live_.push_back(g);
     const core::ChannelInfo& info = history_->channels[c];
     // Legend: the name without the common group, with the unit.
     g->setName(QString::fromStdString(info.name + " [" + info.unit + "]"));
@@ -196,10 +218,34 @@ void PlotPanel::rebuildGraphs() {
     const QString u = QString::fromStdString(info.unit);
     if (!units.contains(u)) units << u;
   }
+  // One legend entry for the whole previous run, last: an empty graph, grey dashed.
+  if (!ghost_graphs_.empty()) {
+    QCPGraph* sample = plot_->addGraph();
+    sample->setName(tr("previous run"));
+    sample->setPen(QPen(QColor(140, 140, 140), 1.2, Qt::DashLine));
+  }
   plot_->yAxis->setLabel(units.join(", "));
   plot_->legend->setVisible(!shown_.empty() && shown_.size() <= 12);
   dirty_ = true;
   if (follow_) setFollow(true);
+}
+
+void PlotPanel::setGhost(const RunHistory* ghost) {
+  ghost_ = ghost;
+  if (history_) rebuildGraphs();
+}
+
+void PlotPanel::setGhostVisible(bool visible) {
+  if (visible == ghost_visible_) return;
+  ghost_visible_ = visible;
+  if (history_) rebuildGraphs();
+}
+
+QCPGraph* PlotPanel::ghostGraph(const std::string& channel) const {
+  for (const auto& [name, g] : ghost_graphs_) {
+    if (name == channel) return g;
+  }
+  return nullptr;
 }
 
 void PlotPanel::appendRows(int from) {
@@ -212,7 +258,7 @@ void PlotPanel::appendRows(int from) {
     QVector<QCPGraphData> data;
     data.reserve(to - from);
     for (int i = from; i < to; ++i) data.append(QCPGraphData(t[i], y[i]));
-    plot_->graph(int(k))->data()->add(data, true);
+    live_[k]->data()->add(data, true);
   }
   dirty_ = true;
 }
@@ -256,7 +302,7 @@ void PlotPanel::refresh() {
 
 int PlotPanel::pointCount() const {
   int n = 0;
-  for (int g = 0; g < plot_->graphCount(); ++g) n += plot_->graph(g)->dataCount();
+  for (const QCPGraph* g : live_) n += g->dataCount();
   return n;
 }
 
@@ -352,6 +398,14 @@ void PlotPanel::contextMenu(const QPoint& at) {
     QString error;
     if (!path.isEmpty()) report(pdf ? exportPdf(path, w, h, &error) : exportPng(path, w, h, &error), error);
   };
+  if (ghost_) {
+    QAction* show = menu.addAction(tr("Show the previous run"));
+    show->setCheckable(true);
+    show->setChecked(ghost_visible_);
+    connect(show, &QAction::toggled, this, [this](bool on) { emit ghostVisibilityRequested(on); });
+    menu.addAction(tr("Clear the previous run"), this, [this] { emit ghostClearRequested(); });
+    menu.addSeparator();
+  }
   menu.addAction(tr("Export PNG..."), this, [=] { figure(false); });
   menu.addAction(tr("Export PDF..."), this, [=] { figure(true); });
   menu.addAction(tr("Export CSV..."), this, [=, this] {

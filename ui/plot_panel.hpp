@@ -13,6 +13,7 @@
 #include "core/sim/recorder.hpp"
 
 class QCustomPlot;
+class QCPGraph;
 class QCPItemStraightLine;
 class QToolButton;
 class QMenu;
@@ -44,9 +45,19 @@ class PlotPanel : public QWidget {
   // Redraws if something changed and the panel is visible.
   void refresh();
 
+  // The previous run (held, not owned; nullptr: none), drawn light and dashed behind the live
+  // graphs for the channels shown, under one legend entry "previous run". In PNG/PDF exports,
+  // never in the CSV (the current run's).
+  void setGhost(const RunHistory* ghost);
+  const RunHistory* ghost() const { return ghost_; }
+  void setGhostVisible(bool visible);
+  bool ghostVisible() const { return ghost_visible_; }
+  // The ghost graph of a channel (nullptr if none is drawn).
+  QCPGraph* ghostGraph(const std::string& channel) const;
+
   std::vector<std::string> shownChannels() const;
   void showChannels(const std::vector<std::string>& names);
-  int pointCount() const;  // data points held by the graphs
+  int pointCount() const;  // data points held by the live graphs (the ghost's not counted)
 
   // Exports (also in the plot's context menu): the plot as PNG (width x height pixels) or PDF
   // (vector, width x height points), or the shown channels as CSV (time first, `name [unit]`
@@ -55,6 +66,11 @@ class PlotPanel : public QWidget {
   bool exportPdf(const QString& path, int width, int height, QString* error = nullptr);
   bool exportCsv(const QString& path, QString* error = nullptr) const;
   QCustomPlot* plot() const { return plot_; }
+
+ signals:
+  // The context menu's "previous run" items (the window applies them to every panel).
+  void ghostVisibilityRequested(bool visible);
+  void ghostClearRequested();
 
  private:
   void rebuildGraphs();
@@ -66,7 +82,11 @@ class PlotPanel : public QWidget {
   QString title_;
   std::function<bool(const std::string&)> defaults_;
   const RunHistory* history_ = nullptr;
+  const RunHistory* ghost_ = nullptr;
+  bool ghost_visible_ = true;
   std::vector<int> shown_;  // channel indices
+  std::vector<QCPGraph*> live_;                                 // one per shown channel
+  std::vector<std::pair<std::string, QCPGraph*>> ghost_graphs_;  // (channel, graph)
   QCustomPlot* plot_ = nullptr;
   QCPItemStraightLine* cursor_ = nullptr;
   QToolButton* chooser_ = nullptr;

@@ -290,20 +290,16 @@ void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref,
   const bool centralized = c.arm_pd == "centralized";
   if (kp_.size() == 0) {
     d0_ = H_(joints_, joints_);
-    // Defaults. Decentralized: the thesis' rigid multi-model synthesis (Table 8.2, "Multi"), the
-    // one complete set it prints. Table 9.1 lists proportional gains only (157, 471, 198, 84, 76,
-    // 0.002); with them and critically damped Kd the hand lags the plan by 6.7 cm on this model
-    // and never grasps, as with Table 9.1's centralized diagonals read as diag(D(q0) Kp) (10 cm).
-    // Centralized [ours]: every joint a critically damped ω = 4 rad/s loop (D(q0) scales them).
-    static const double kMultiKp[6] = {3803, 7246, 5575, 373, 3967, 0.006};
-    static const double kMultiKd[6] = {1973, 2507, 1822, 1222, 898, 0.03};
-    kp_.resize(nj);
-    kd_.resize(nj);
-    for (Eigen::Index k = 0; k < nj; ++k) {
-      const auto ks = static_cast<std::size_t>(k);
-      kp_[k] = !c.joint_kp.empty() ? c.joint_kp[ks] : centralized ? 16.0 : kMultiKp[k];
-      kd_[k] = !c.joint_kd.empty() ? c.joint_kd[ks] : centralized ? 8.0 : kMultiKd[k];
-    }
+    // Defaults (captureJointGains). Decentralized: the thesis' rigid multi-model synthesis (Table
+    // 8.2, "Multi"), the one complete set it prints. Table 9.1 lists proportional gains only (157,
+    // 471, 198, 84, 76, 0.002); with them and critically damped Kd the hand lags the plan by 6.7 cm
+    // on this model and never grasps, as with Table 9.1's centralized diagonals read as
+    // diag(D(q0) Kp) (10 cm). Centralized [ours]: every joint a critically damped ω = 4 rad/s loop
+    // (D(q0) scales them).
+    std::vector<double> kp, kd;
+    captureJointGains(c, joints_.size(), kp, kd);
+    kp_ = Eigen::Map<const Eigen::VectorXd>(kp.data(), nj);
+    kd_ = Eigen::Map<const Eigen::VectorXd>(kd.data(), nj);
   }
   const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_);
   const Eigen::VectorXd dq = Apinv * (ref.position - r);

@@ -555,6 +555,10 @@ LoadedScenario loadScenario(const std::string& path,
   }
 }
 
+LoadedScenario loadScenarioText(const std::string& text, const std::string& path) {
+  return loadScenarioDocument(path, yaml::loadString(text, path));
+}
+
 
 namespace {
 

@@ -26,6 +26,11 @@ struct LoadedScenario {
 LoadedScenario loadScenario(const std::string& path,
                             const std::vector<std::pair<std::string, std::string>>& overrides = {});
 
+// The same validation for a scenario given as YAML text (e.g. scenarioToYaml of an edited
+// Scenario, as the tuning panels do): `path` is where it lives (relative robot files resolve
+// against it) and names it in the errors. Throws LoadError.
+LoadedScenario loadScenarioText(const std::string& text, const std::string& path);
+
 // The scenario as YAML text (every field written).
 std::string scenarioToYaml(const Scenario& scenario);
 // Writes atomically (temporary file + rename). Throws std::runtime_error if the file cannot be

@@ -153,6 +153,23 @@ struct ControllerSpec {
   } aerial;
 };
 
+// The gains of the capture law joint_pd for `joints` 1-DOF joints: the file's, or where it gives
+// none (the loader then requires 6 joints) the defaults. Decentralized: the thesis' rigid
+// multi-model synthesis (Table 8.2, "Multi") [N m/rad, N m s/rad]; centralized [ours]: every joint
+// a critically damped ω = 4 rad/s loop, Kp 16 s^-2, Kd 8 s^-1 (premultiplied by D(q0)).
+inline void captureJointGains(const ControllerSpec::Capture& c, std::size_t joints, std::vector<double>& kp,
+                              std::vector<double>& kd) {
+  static const double kMultiKp[6] = {3803, 7246, 5575, 373, 3967, 0.006};
+  static const double kMultiKd[6] = {1973, 2507, 1822, 1222, 898, 0.03};
+  const bool centralized = c.arm_pd == "centralized";
+  kp.assign(joints, 0.0);
+  kd.assign(joints, 0.0);
+  for (std::size_t k = 0; k < joints; ++k) {
+    kp[k] = k < c.joint_kp.size() ? c.joint_kp[k] : centralized ? 16.0 : k < 6 ? kMultiKp[k] : 0.0;
+    kd[k] = k < c.joint_kd.size() ? c.joint_kd[k] : centralized ? 8.0 : k < 6 ? kMultiKd[k] : 0.0;
+  }
+}
+
 enum class IntegratorType {
   kRk4,            // fixed step (the thesis' Simulink setting)
   kDormandPrince,  // adaptive 5(4): the most accurate per evaluation on smooth, non-stiff motion

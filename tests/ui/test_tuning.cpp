@@ -1,0 +1,402 @@
+// The controller tuning panels (issue 8), driven in the real window under a (virtual) X display:
+// one page per controller (capture_rigid.yaml: attitude control, joint path, capture;
+// kremer_aerial.yaml: the aerial law); every field's range is the loader's (its minimum accepted,
+// below refused, by the loader itself); the closed-loop poles shown are analyzeClosedLoop's for
+// the gains in the form (built here independently) and move with a gain; apply-and-rerun changes
+// the run and leaves the first run as a ghost in every plot, equal to its data; saving writes the
+// gain into the file. Screenshots of the panel and of a plot with its ghost go to the build folder.
+// With no X display the whole test is skipped (CTest reports "Skipped").
+#include <QtTest>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QSurfaceFormat>
+#include <QTemporaryDir>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <qcustomplot.h>
+
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/io/load_error.hpp"
+#include "ui/main_window.hpp"
+#include "ui/plot_panel.hpp"
+#include "ui/sim_runner.hpp"
+#include "ui/timeline.hpp"
+#include "ui/tuning_panel.hpp"
+
+using namespace grapple;
+
+namespace {
+
+const QString kScenarios = GRAPPLE_SOURCE_DIR "/scenarios/";
+
+void runUntil(ui::MainWindow& w, double t) {
+  w.setSpeed(0);
+  w.runner()->runUntil(t);
+  QTRY_VERIFY_WITH_TIMEOUT(w.runner()->status().time >= t - 1e-9 && !w.runner()->status().running, 300000);
+  w.tick();
+  QCoreApplication::processEvents();
+}
+
+// The gains of capture_rigid.yaml's loops built here from the thesis' structure: the bus
+// rotation block kp H_ωω, kd H_ωω of the mass matrix, the path's joints D_mm diag(kp), diag(kd).
+core::ClosedLoopGains expectedGains(const core::Model& m, const Eigen::VectorXd& q, double att_kp, double att_kd,
+                                    const std::vector<int>& joints, double kp, double kd) {
+  core::Data d(m, m.hasFlexibleBodies());
+  const Eigen::MatrixXd D = core::massMatrix(m, d, q);
+  core::ClosedLoopGains g;
+  g.Kp = Eigen::MatrixXd::Zero(m.nv, m.nv);
+  g.Kd = Eigen::MatrixXd::Zero(m.nv, m.nv);
+  for (int r = 3; r < 6; ++r) {
+    for (int c = 3; c < 6; ++c) {
+      g.Kp(r, c) = att_kp * D(r, c);
+      g.Kd(r, c) = att_kd * D(r, c);
+    }
+    g.actuated.push_back(r);
+    g.template_omega.push_back(0.0698);
+    g.template_xi.push_back(0.707);
+  }
+  for (int r : joints) {
+    for (int c : joints) {
+      g.Kp(r, c) = D(r, c) * kp;
+      g.Kd(r, c) = D(r, c) * kd;
+    }
+    g.actuated.push_back(r);
+    g.template_omega.push_back(0.698);
+    g.template_xi.push_back(0.707);
+  }
+  return g;
+}
+
+double maxPoleDistance(const std::vector<std::complex<double>>& a, const std::vector<std::complex<double>>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]) / std::max(1.0, std::abs(b[k])));
+  return worst;
+}
+
+}  // namespace
+
+class TestTuning : public QObject {
+  Q_OBJECT
+  std::unique_ptr<ui::MainWindow> window_;
+  QTemporaryDir tmp_;
+  ui::TuningPanel* tuning() { return window_->tuning(); }
+  QDockWidget* tuningDock() { return qobject_cast<QDockWidget*>(window_->tuning()->parentWidget()); }
+
+ private slots:
+  void initTestCase() {
+    QSettings().clear();
+    QVERIFY(tmp_.isValid());
+    window_ = std::make_unique<ui::MainWindow>();
+    window_->resize(1600, 1000);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    // A copy of capture_rigid.yaml (the gains get saved into it).
+    const core::LoadedScenario src = core::loadScenario((kScenarios + "capture_rigid.yaml").toStdString());
+    core::saveScenario(src.scenario, tmp_.filePath("capture_rigid.yaml").toStdString());
+    QVERIFY(window_->openScenario(tmp_.filePath("capture_rigid.yaml")));
+    tuningDock()->show();
+    tuningDock()->raise();
+    QCoreApplication::processEvents();
+  }
+
+  void listsOnePagePerController() {
+    const core::Scenario& s = window_->loaded().scenario;
+    QCOMPARE(s.controllers.size(), std::size_t(2));
+    QCOMPARE(tuning()->pageCount(), 3);  // the attitude control, then each controller
+    QVERIFY(tuning()->pageTitle(0).contains("Attitude"));
+    QVERIFY(tuning()->pageTitle(1).contains("Joint path"));
+    QVERIFY(tuning()->pageTitle(2).contains("Capture"));
+    QDoubleSpinBox* kp = tuning()->field(0, "kp");
+    QVERIFY(kp);
+    QCOMPARE(kp->value(), 0.1);
+    QVERIFY(kp->suffix().contains("1/s²"));
+    QCOMPARE(tuning()->field(0, "torque_limit")->value(), 5.0);
+    QVERIFY(tuning()->field(0, "torque_limit")->suffix().contains("N m"));
+    QVERIFY(tuning()->flag(0, "feedforward") && tuning()->flag(0, "feedforward")->isChecked());
+    QCOMPARE(tuning()->field(1, "kp")->value(), 0.487);
+    QCOMPARE(tuning()->field(1, "kd")->value(), 0.987);
+    QCOMPARE(tuning()->field(2, "kp")->value(), 4.0);
+    QCOMPARE(tuning()->field(2, "post_kd")->value(), 0.2);
+    QVERIFY(tuning()->field(2, "tolerance")->suffix().contains("m"));
+    QVERIFY(!tuning()->field(2, "joint_kp[0]"));  // resolved acceleration: no joint PD
+  }
+
+  // Every field's box: its minimum is what the loader accepts, just below is refused by the
+  // loader (the scenario written as YAML and read back), and the box refuses it too.
+  void fieldRangesAreTheLoaders_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("joint_pd");
+    QTest::newRow("capture_rigid") << "capture_rigid.yaml" << false;
+    QTest::newRow("capture_rigid, joint_pd") << "capture_rigid.yaml" << true;
+    QTest::newRow("kremer_aerial") << "kremer_aerial.yaml" << false;
+    QTest::newRow("valverde torque windows") << "valverde_three_joint.yaml" << false;
+  }
+  void fieldRangesAreTheLoaders() {
+    QFETCH(QString, file);
+    QFETCH(bool, joint_pd);
+    core::LoadedScenario loaded = core::loadScenario((kScenarios + file).toStdString());
+    if (joint_pd) loaded.scenario.controllers[1].capture.law = "joint_pd";
+    std::vector<ui::TuningPage> pages = ui::tuningPages(loaded.scenario, loaded.model);
+    QVERIFY(!pages.empty());
+    const std::string path = loaded.scenario.file;
+    int checked = 0, joint_fields = 0;
+    for (const ui::TuningPage& page : pages) {
+      for (const ui::TuningField& f : page.fields) {
+        if (!f.value) continue;
+        if (f.key.rfind("joint_kp", 0) == 0) ++joint_fields;
+        const std::string what = page.title.toStdString() + " " + f.key;
+        core::Scenario s = loaded.scenario;
+        f.value(s) = ui::tuningMinimum(f);
+        try {
+          core::loadScenarioText(core::scenarioToYaml(s), path);
+        } catch (const core::LoadError& e) {
+          QFAIL(qPrintable(QString::fromStdString(what + ": the loader refuses the minimum: " + e.what())));
+        }
+        if (f.range == ui::TuningField::Range::kAny) continue;
+        f.value(s) = f.range == ui::TuningField::Range::kPositive ? 0.0 : -1e-9;
+        bool refused = false;
+        try {
+          core::loadScenarioText(core::scenarioToYaml(s), path);
+        } catch (const core::LoadError&) {
+          refused = true;
+        }
+        if (!refused) QFAIL(qPrintable(QString::fromStdString(what + ": the loader accepts a value below the box's minimum")));
+        ++checked;
+      }
+    }
+    qInfo("%s: %zu pages, %d fields checked against the loader", qPrintable(file), pages.size(), checked);
+    QVERIFY(checked >= 2);
+    if (joint_pd) QCOMPARE(joint_fields, 6);  // the thesis' defaults filled in, one per joint
+  }
+
+  void outOfRangeIsRefused() {
+    QDoubleSpinBox* kp = tuning()->field(0, "kp");
+    QDoubleSpinBox* limit = tuning()->field(0, "torque_limit");
+    QCOMPARE(kp->minimum(), 0.0);
+    QVERIFY(limit->minimum() > 0);
+    kp->setValue(-3);
+    QCOMPARE(kp->value(), 0.0);  // clamped
+    kp->setValue(0.1);
+    // Typed: a sign the range excludes cannot be typed; too large a value neither.
+    QString text = "-5";
+    int pos = 2;
+    QCOMPARE(kp->validate(text, pos), QValidator::Invalid);
+    text = "2e9";
+    pos = 3;
+    QCOMPARE(kp->validate(text, pos), QValidator::Invalid);
+    text = "0";
+    pos = 1;
+    QCOMPARE(limit->validate(text, pos), QValidator::Intermediate);  // > 0 expected: not accepted
+    text = "2.5e-1";
+    pos = 6;
+    QCOMPARE(kp->validate(text, pos), QValidator::Acceptable);
+    // Typing into the box: "0" in the torque limit is reverted on Enter.
+    limit->findChild<QLineEdit*>()->selectAll();
+    QTest::keyClicks(limit->findChild<QLineEdit*>(), "0");
+    QTest::keyClick(limit->findChild<QLineEdit*>(), Qt::Key_Return);
+    limit->clearFocus();
+    QCoreApplication::processEvents();
+    QCOMPARE(limit->value(), 5.0);
+    limit->findChild<QLineEdit*>()->selectAll();
+    QTest::keyClicks(limit->findChild<QLineEdit*>(), "4.5");
+    QTest::keyClick(limit->findChild<QLineEdit*>(), Qt::Key_Return);
+    QCOMPARE(limit->value(), 4.5);
+    limit->setValue(5);
+  }
+
+  // The poles shown are those of analyzeClosedLoop for the form's gains at the configuration of
+  // the instant shown, built here independently; they move when a gain changes.
+  void polesAreTheClosedLoopsOfTheForm() {
+    window_->timeline()->setRow(0);
+    tuning()->refreshAnalysis();
+    QVERIFY(tuning()->hasClosedLoop());
+    const core::Model& m = window_->loaded().model;
+    const Eigen::VectorXd q = window_->runner()->snapshot(0).q;
+    QVERIFY((tuning()->analysisConfiguration() - q).norm() < 1e-15);  // rigid: nothing zeroed
+    std::vector<int> joints;
+    for (int b = 1; b < m.nbodies; ++b) {
+      if (m.joint[b].nv == 1) joints.push_back(m.joint[b].idx_v);
+    }
+    std::sort(joints.begin(), joints.end());
+    const core::ClosedLoopAnalysis a0 = core::analyzeClosedLoop(m, q, expectedGains(m, q, 0.1, 0.6, joints, 0.487, 0.987));
+    const core::ClosedLoopAnalysis& shown = tuning()->analysis();
+    qInfo("capture_rigid at t = 0: %zu poles, stable %d, gamma_hard %.3f; pole distance to the independent loop %.1e",
+          shown.poles.size(), shown.stable, shown.gamma_hard, maxPoleDistance(shown.poles, a0.poles));
+    QCOMPARE(shown.poles.size(), std::size_t(2 * m.nv));
+    QVERIFY(maxPoleDistance(shown.poles, a0.poles) < 1e-9);
+    QVERIFY(std::abs(shown.gamma_hard - a0.gamma_hard) < 1e-9 * std::max(1.0, a0.gamma_hard));
+    // What is drawn: the poles plot's first graph holds every pole.
+    QCPGraph* drawn = tuning()->polePlot()->graph(0);
+    QCOMPARE(drawn->dataCount(), int(a0.poles.size()));
+    for (int k = 0; k < drawn->dataCount(); ++k) {
+      const double re = drawn->data()->at(k)->key, im = drawn->data()->at(k)->value;
+      double best = INFINITY;
+      for (const auto& p : a0.poles) best = std::min(best, std::abs(p - std::complex<double>(re, im)));
+      QVERIFY(best < 1e-9);
+    }
+    // The sensitivity: one graph per channel (3 bus + 6 joints) and a bound per template.
+    QCOMPARE(tuning()->bodePlot()->graphCount(), 9 + 2);
+    QVERIFY(tuning()->poleList()->text().contains("color:#d62728"));  // the least damped marked
+
+    // A gain edited in the form: the poles move (before any rerun), and match again.
+    tuning()->field(0, "kp")->setValue(0.4);
+    tuning()->field(1, "kd")->setValue(2.0);
+    tuning()->refreshAnalysis();
+    const core::ClosedLoopAnalysis a1 = core::analyzeClosedLoop(m, q, expectedGains(m, q, 0.4, 0.6, joints, 0.487, 2.0));
+    QVERIFY(maxPoleDistance(tuning()->analysis().poles, a1.poles) < 1e-9);
+    QVERIFY(maxPoleDistance(tuning()->analysis().poles, a0.poles) > 1e-3);
+    tuning()->field(0, "kp")->setValue(0.1);
+    tuning()->field(1, "kd")->setValue(0.987);
+    tuning()->refreshAnalysis();
+    tuning()->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_panel.png");
+  }
+
+  // Apply and rerun with a changed attitude gain: the run changes, and every plot holds the first
+  // run as its ghost, equal to that run's data.
+  void applyAndRerunKeepsTheFirstRunAsGhost() {
+    runUntil(*window_, 6.0);
+    const ui::RunHistory first = window_->history();
+    QCOMPARE(first.rows(), 301);
+    QVERIFY(window_->ghost().rows() == 0);
+    tuning()->field(0, "kp")->setValue(2.0);
+    tuning()->flag(0, "feedforward")->setChecked(false);
+    QVERIFY(tuning()->applyAndRerun(true));
+    QCOMPARE(window_->loaded().scenario.chaser.attitude_control->kp, 2.0);
+    QCOMPARE(tuning()->field(0, "kp")->value(), 2.0);  // the pages rebuilt from the new scenario
+    runUntil(*window_, 6.0);
+    const ui::RunHistory& second = window_->history();
+    QCOMPARE(second.rows(), 301);
+    // The ghost is the first run, whole.
+    const ui::RunHistory& ghost = window_->ghost();
+    QCOMPARE(ghost.rows(), first.rows());
+    QCOMPARE(ghost.columns.size(), first.columns.size());
+    for (std::size_t c = 0; c < first.columns.size(); ++c) QVERIFY(ghost.columns[c] == first.columns[c]);
+    // The run changed: the bus attitude error differs after a few seconds.
+    const int ce = second.find("base.attitude_error");
+    QVERIFY(ce > 0);
+    double diff = 0, scale = 0;
+    for (int r = 150; r < second.rows(); ++r) {
+      diff = std::max(diff, std::abs(second.columns[ce][r] - first.columns[ce][r]));
+      scale = std::max(scale, std::abs(first.columns[ce][r]));
+    }
+    qInfo("bus attitude error after 3 s: first run max %.3g deg, largest difference %.3g deg", scale, diff);
+    QVERIFY(diff > 1e-3 * std::max(scale, 1e-3));
+    // Every plot: one ghost graph per shown channel, equal to the first run's data.
+    int panels = 0, graphs = 0;
+    for (ui::PlotPanel* p : window_->plots()) {
+      if (p->shownChannels().empty()) continue;
+      ++panels;
+      QCOMPARE(p->ghost(), &window_->ghost());
+      for (const std::string& name : p->shownChannels()) {
+        QCPGraph* g = p->ghostGraph(name);
+        QVERIFY2(g, qPrintable(p->title() + ": no ghost of " + QString::fromStdString(name)));
+        const int c = first.find(name);
+        QCOMPARE(g->dataCount(), first.rows());
+        for (int r = 0; r < first.rows(); ++r) {
+          QCOMPARE(g->data()->at(r)->key, first.columns[0][r]);
+          QCOMPARE(g->data()->at(r)->value, first.columns[c][r]);
+        }
+        ++graphs;
+      }
+      QCOMPARE(p->pointCount(), second.rows() * int(p->shownChannels().size()));  // live graphs only
+      bool legend = false;
+      for (int i = 0; i < p->plot()->legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(p->plot()->legend->item(i));
+        if (item && item->plottable()->name() == "previous run") legend = true;
+      }
+      QVERIFY(legend);
+    }
+    qInfo("%d panels, %d ghost graphs equal to the first run", panels, graphs);
+    QVERIFY(panels >= 7);
+    // A plot with its ghost, as on screen and exported; the CSV stays the current run's.
+    ui::PlotPanel* drift = nullptr;
+    for (ui::PlotPanel* p : window_->plots()) {
+      if (p->title() == "Base drift") drift = p;
+    }
+    QVERIFY(drift);
+    drift->refresh();
+    drift->plot()->replot();
+    drift->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_ghost.png");
+    for (ui::PlotPanel* p : window_->plots()) {
+      if (p->title() != "Base torques and fuel") continue;
+      if (auto* dock = qobject_cast<QDockWidget*>(p->parentWidget())) dock->raise();
+      QCoreApplication::processEvents();
+      p->refresh();
+      p->plot()->replot();
+      p->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_ghost_torques.png");
+    }
+    QVERIFY(drift->exportPng(GRAPPLE_BINARY_DIR "/test_tuning_ghost_export.png", 800, 450));
+    const QString csv = tmp_.filePath("drift.csv");
+    QVERIFY(drift->exportCsv(csv));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), second.rows() + 1);
+    QVERIFY(!lines[0].contains("previous"));
+    // Hidden and shown again (View menu), then cleared.
+    window_->setGhostVisible(false);
+    QVERIFY(!drift->ghostGraph("base.attitude_error"));
+    window_->setGhostVisible(true);
+    QVERIFY(drift->ghostGraph("base.attitude_error"));
+    tuning()->field(0, "kp")->setValue(0.1);
+    tuning()->flag(0, "feedforward")->setChecked(true);
+  }
+
+  void savingWritesTheGains() {
+    tuning()->field(0, "kd")->setValue(0.77);
+    tuning()->field(1, "kp")->setValue(0.5);
+    QVERIFY(tuning()->saveGains(true));
+    const std::string path = window_->scenarioPath().toStdString();
+    QVERIFY(!std::filesystem::exists(path + ".tmp"));
+    const core::LoadedScenario back = core::loadScenario(path);
+    QCOMPARE(back.scenario.chaser.attitude_control->kd, 0.77);
+    QCOMPARE(back.scenario.controllers[0].kp, 0.5);
+    QCOMPARE(back.scenario.controllers[0].kd, 0.987);
+    QCOMPARE(back.scenario.controllers[1].capture.post_kd, 0.2);
+    // Unsaved elsewhere: the open run is unchanged until applied.
+    QCOMPARE(window_->loaded().scenario.chaser.attitude_control->kd, 0.6);
+  }
+
+  void kremerAerialHasOnePage() {
+    window_->clearGhost();
+    QVERIFY(window_->openScenario(kScenarios + "kremer_aerial.yaml"));
+    QCOMPARE(window_->ghost().rows(), 0);
+    QCOMPARE(tuning()->pageCount(), 1);
+    QVERIFY(tuning()->pageTitle(0).contains("Aerial"));
+    QCOMPARE(tuning()->field(0, "kp[2]")->value(), 30.0);
+    QCOMPARE(tuning()->field(0, "kv[7]")->value(), 24.0);
+    QVERIFY(tuning()->field(0, "max_rpm")->suffix().contains("rpm"));
+    QVERIFY(!tuning()->hasClosedLoop());  // computed torque in flight: no PD loop analysed
+  }
+
+  void cleanupTestCase() { window_.reset(); }
+};
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("DISPLAY")) {
+    std::printf("SKIP   : TestTuning::initTestCase() no X display (run under xvfb-run)\n");
+    return 0;
+  }
+  QSurfaceFormat format;  // as app/grapple: fixed-function OSG needs a compatibility profile
+  format.setProfile(QSurfaceFormat::CompatibilityProfile);
+  format.setDepthBufferSize(24);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+  QCoreApplication::setOrganizationName("GrappleTest");
+  QCoreApplication::setApplicationName("test_tuning");
+  TestTuning test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_tuning.moc"

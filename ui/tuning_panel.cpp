@@ -1,0 +1,736 @@
+#include "ui/tuning_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/io/load_error.hpp"
+#include "ui/main_window.hpp"
+#include "ui/sim_runner.hpp"
+#include "ui/timeline.hpp"
+
+namespace grapple::ui {
+
+namespace {
+
+using Range = TuningField::Range;
+
+// The thesis' templates W(s) = (s² + 2ξωs + ω²)/s² (§8.2.3): the bus slow (ω_t, the debris' rate),
+// the arm ten times faster.
+constexpr double kOmegaBus = 0.0698, kOmegaArm = 0.698, kXiTemplate = 0.707;
+
+const QColor kColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
+                          QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
+                          QColor(188, 189, 34), QColor(23, 190, 207)};
+
+// A spin box for gains that span decades: shows the value with significant digits ("2.165e-06",
+// "3803"), accepts what the user types in that form, and refuses a value above its maximum or a
+// sign its minimum excludes (below the minimum it is incomplete, and reverted on leaving the box).
+class GainSpinBox : public QDoubleSpinBox {
+ public:
+  explicit GainSpinBox(QWidget* parent) : QDoubleSpinBox(parent) {
+    setDecimals(15);  // the value is kept; the text shows significant digits
+    setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+    setKeyboardTracking(false);
+    setAccelerated(true);
+    QLocale l = locale();  // "3803", not "3,803"
+    l.setNumberOptions(QLocale::OmitGroupSeparator);
+    setLocale(l);
+  }
+  QString textFromValue(double value) const override { return locale().toString(value, 'g', 10); }
+  double valueFromText(const QString& text) const override { return locale().toDouble(strip(text)); }
+  QValidator::State validate(QString& text, int& pos) const override {
+    (void)pos;
+    const QString t = strip(text);
+    if (t.isEmpty()) return QValidator::Intermediate;
+    if (t.startsWith(locale().negativeSign()) && minimum() >= 0) return QValidator::Invalid;
+    const QString lower = t.toLower();
+    if (t == locale().negativeSign() || t == locale().decimalPoint() || lower.endsWith('e') || lower.endsWith("e-") ||
+        lower.endsWith("e+")) {
+      return QValidator::Intermediate;
+    }
+    bool ok = false;
+    const double v = locale().toDouble(t, &ok);
+    if (!ok || !std::isfinite(v)) return QValidator::Invalid;
+    if (v > maximum()) return QValidator::Invalid;
+    if (v < minimum()) return QValidator::Intermediate;
+    return QValidator::Acceptable;
+  }
+  void fixup(QString& text) const override { text = textFromValue(value()); }
+
+ private:
+  QString strip(QString text) const {
+    if (!suffix().isEmpty() && text.endsWith(suffix())) text.chop(suffix().size());
+    if (!prefix().isEmpty() && text.startsWith(prefix())) text.remove(0, prefix().size());
+    return text.trimmed();
+  }
+};
+
+// The 1-DOF joints (the PD loops' and the capture's), by velocity index: (idx_v, name).
+std::vector<std::pair<int, std::string>> oneDofJoints(const core::Model& m) {
+  std::vector<std::pair<int, std::string>> j;
+  for (int b = 1; b < m.nbodies; ++b) {
+    if (m.joint[b].nv == 1) j.emplace_back(m.joint[b].idx_v, m.joint[b].name);
+  }
+  std::sort(j.begin(), j.end());
+  return j;
+}
+
+TuningField number(std::string key, QString label, QString unit, Range range,
+                   std::function<double&(core::Scenario&)> value, QString tip = {}) {
+  TuningField f;
+  f.key = std::move(key);
+  f.label = std::move(label);
+  f.unit = std::move(unit);
+  f.range = range;
+  f.value = std::move(value);
+  f.tip = std::move(tip);
+  return f;
+}
+
+QString seconds(double t) { return QString::number(t, 'g', 4); }
+
+}  // namespace
+
+double tuningMinimum(const TuningField& f) {
+  return f.range == Range::kPositive ? 1e-12 : f.range == Range::kNonNegative ? 0.0 : -1e9;
+}
+
+double tuningMaximum(const TuningField&) { return 1e9; }
+
+std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
+  std::vector<TuningPage> pages;
+  const auto joints = oneDofJoints(m);
+  if (s.chaser.attitude_control) {
+    TuningPage p;
+    p.title = QObject::tr("Attitude control");
+    p.fields.push_back(number("kp", "kp", "1/s²", Range::kNonNegative,
+                              [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kp; },
+                              QObject::tr("bus angular acceleration -kp e - kd ω (e: rotation from the held attitude)")));
+    p.fields.push_back(number("kd", "kd", "1/s", Range::kNonNegative,
+                              [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kd; }));
+    p.fields.push_back(number("torque_limit", QObject::tr("torque limit"), "N m", Range::kPositive,
+                              [](core::Scenario& x) -> double& { return x.chaser.attitude_control->torque_limit; },
+                              QObject::tr("per axis (thesis Table 8.1: 5 N m)")));
+    TuningField ff;
+    ff.key = "feedforward";
+    ff.label = QObject::tr("arm reaction fed forward");
+    ff.flag = [](core::Scenario& x) -> bool& { return x.chaser.attitude_control->feedforward; };
+    ff.tip = QObject::tr("off: the thesis' AOCS, a plain PD torque that reacts once the bus has turned");
+    p.fields.push_back(ff);
+    pages.push_back(std::move(p));
+  }
+  for (std::size_t k = 0; k < s.controllers.size(); ++k) {
+    core::ControllerSpec& c = s.controllers[k];
+    TuningPage p;
+    p.controller = static_cast<int>(k);
+    auto spec = [k](core::Scenario& x) -> core::ControllerSpec& { return x.controllers[k]; };
+    switch (c.type) {
+      case core::ControllerType::kJointTrajectory:
+        p.title = QObject::tr("Joint path %1–%2 s").arg(seconds(c.start), seconds(c.start + c.duration));
+        p.fields.push_back(number("kp", "kp", "1/s²", Range::kNonNegative,
+                                  [spec](core::Scenario& x) -> double& { return spec(x).kp; },
+                                  QObject::tr("tracking error dynamics ë + kd ė + kp e = 0")));
+        p.fields.push_back(number("kd", "kd", "1/s", Range::kNonNegative,
+                                  [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
+        break;
+      case core::ControllerType::kTorqueWindows:
+        p.title = QObject::tr("Torque windows");
+        for (std::size_t j = 0; j < c.windows.size(); ++j) {
+          const std::string w = "windows[" + std::to_string(j) + "].";
+          const QString name = QString::fromStdString(c.windows[j].joint);
+          p.fields.push_back(number(w + "amplitude", QObject::tr("%1 amplitude").arg(name), "N m", Range::kAny,
+                                    [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].amplitude; }));
+          p.fields.push_back(number(w + "divisor", QObject::tr("%1 divisor").arg(name), "s", Range::kPositive,
+                                    [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].divisor; },
+                                    QObject::tr("τ = amplitude sin(t / divisor)")));
+        }
+        break;
+      case core::ControllerType::kCapture: {
+        auto& cap = c.capture;
+        p.title = QObject::tr("Capture from %1 s").arg(seconds(c.start));
+        auto cp = [spec](double core::ControllerSpec::Capture::*member) {
+          return [spec, member](core::Scenario& x) -> double& { return spec(x).capture.*member; };
+        };
+        p.fields.push_back(number("kp", "kp", "1/s²", Range::kNonNegative,
+                                  [spec](core::Scenario& x) -> double& { return spec(x).kp; },
+                                  QObject::tr("the hand's Cartesian error dynamics")));
+        p.fields.push_back(number("kd", "kd", "1/s", Range::kNonNegative,
+                                  [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
+        if (cap.law == "joint_pd") {
+          const bool central = cap.arm_pd == "centralized";
+          std::vector<double> kp, kd;
+          core::captureJointGains(cap, joints.size(), kp, kd);
+          cap.joint_kp = kp;
+          cap.joint_kd = kd;
+          for (std::size_t j = 0; j < joints.size(); ++j) {
+            const QString name = QString::fromStdString(joints[j].second);
+            p.fields.push_back(number("joint_kp[" + std::to_string(j) + "]", QObject::tr("%1 Kp").arg(name),
+                                      central ? "1/s²" : "N m/rad", Range::kNonNegative,
+                                      [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kp[j]; },
+                                      QObject::tr("joint PD (%1)").arg(QString::fromStdString(cap.arm_pd))));
+            p.fields.push_back(number("joint_kd[" + std::to_string(j) + "]", QObject::tr("%1 Kd").arg(name),
+                                      central ? "1/s" : "N m s/rad", Range::kNonNegative,
+                                      [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kd[j]; }));
+          }
+        }
+        if (cap.law == "transpose_jacobian") {
+          p.fields.push_back(number("force_kp", QObject::tr("hand spring"), "N/m", Range::kNonNegative,
+                                    cp(&core::ControllerSpec::Capture::force_kp)));
+          p.fields.push_back(number("force_kd", QObject::tr("hand damper"), "N s/m", Range::kNonNegative,
+                                    cp(&core::ControllerSpec::Capture::force_kd)));
+        }
+        p.fields.push_back(number("posture_kp", QObject::tr("posture kp"), "1/s²", Range::kNonNegative,
+                                  cp(&core::ControllerSpec::Capture::posture_kp),
+                                  QObject::tr("null-space pull to the start pose")));
+        p.fields.push_back(number("posture_kd", QObject::tr("posture kd"), "1/s", Range::kNonNegative,
+                                  cp(&core::ControllerSpec::Capture::posture_kd)));
+        p.fields.push_back(number("post_kp", QObject::tr("after grasp kp"), "1/s²", Range::kNonNegative,
+                                  cp(&core::ControllerSpec::Capture::post_kp),
+                                  QObject::tr("joints held after the grasp (soft: they carry the debris)")));
+        p.fields.push_back(number("post_kd", QObject::tr("after grasp kd"), "1/s", Range::kNonNegative,
+                                  cp(&core::ControllerSpec::Capture::post_kd)));
+        p.fields.push_back(number("damping", QObject::tr("DLS damping λ_max"), "", Range::kNonNegative,
+                                  cp(&core::ControllerSpec::Capture::damping),
+                                  QObject::tr("damped least squares near singularities")));
+        p.fields.push_back(number("singular_threshold", QObject::tr("damping below σ"), "", Range::kPositive,
+                                  cp(&core::ControllerSpec::Capture::singular_threshold)));
+        if (cap.reaction_inverse == "adjugate") {
+          p.fields.push_back(number("adjugate_limit", QObject::tr("adjugate limit"), "", Range::kPositive,
+                                    cp(&core::ControllerSpec::Capture::adjugate_limit)));
+        }
+        p.fields.push_back(number("tolerance", QObject::tr("grasp distance"), "m", Range::kPositive,
+                                  cp(&core::ControllerSpec::Capture::tolerance)));
+        p.fields.push_back(number("speed_tolerance", QObject::tr("grasp speed"), "m/s", Range::kPositive,
+                                  cp(&core::ControllerSpec::Capture::speed_tolerance)));
+        p.fields.push_back(number("hold", QObject::tr("grasp hold"), "s", Range::kNonNegative,
+                                  cp(&core::ControllerSpec::Capture::hold)));
+        break;
+      }
+      case core::ControllerType::kAerial: {
+        p.title = QObject::tr("Aerial");
+        static const char* kBase[6] = {"x", "y", "z", "roll", "pitch", "yaw"};
+        for (const char* key : {"kp", "kv"}) {
+          const bool is_kp = std::string(key) == "kp";
+          const std::size_t n = (is_kp ? c.aerial.kp : c.aerial.kv).size();
+          for (std::size_t j = 0; j < n; ++j) {
+            const QString name = j < 6 ? QString(kBase[j])
+                                       : j - 6 < joints.size() ? QString::fromStdString(joints[j - 6].second)
+                                                               : QString::number(j);
+            p.fields.push_back(number(std::string(key) + "[" + std::to_string(j) + "]",
+                                      QString("%1 %2").arg(name, is_kp ? "Kp" : "Kv"), is_kp ? "1/s²" : "1/s",
+                                      Range::kNonNegative, [spec, j, is_kp](core::Scenario& x) -> double& {
+                                        return is_kp ? spec(x).aerial.kp[j] : spec(x).aerial.kv[j];
+                                      }));
+          }
+        }
+        auto ap = [spec](double core::ControllerSpec::Aerial::*member) {
+          return [spec, member](core::Scenario& x) -> double& { return spec(x).aerial.*member; };
+        };
+        p.fields.push_back(number("max_rpm", QObject::tr("rotor speed limit"), "rpm", Range::kPositive,
+                                  ap(&core::ControllerSpec::Aerial::max_rpm)));
+        p.fields.push_back(number("k_t", QObject::tr("thrust coefficient"), "N/rpm²", Range::kPositive,
+                                  ap(&core::ControllerSpec::Aerial::k_t)));
+        p.fields.push_back(number("k_p", QObject::tr("drag torque coefficient"), "N m/rpm²", Range::kPositive,
+                                  ap(&core::ControllerSpec::Aerial::k_p)));
+        p.fields.push_back(number("rotor_time_constant", QObject::tr("rotor lag"), "s", Range::kPositive,
+                                  ap(&core::ControllerSpec::Aerial::rotor_time_constant)));
+        p.fields.push_back(number("joint_time_constant", QObject::tr("joint lag"), "s", Range::kPositive,
+                                  ap(&core::ControllerSpec::Aerial::joint_time_constant)));
+        break;
+      }
+    }
+    pages.push_back(std::move(p));
+  }
+  return pages;
+}
+
+bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eigen::VectorXd& q_in, double t,
+                        core::ClosedLoopGains& g, QString* description) {
+  if (q_in.size() != m.nq) return false;
+  // The arm controller in charge at t: the last PD loop started by then (else the first).
+  const core::ControllerSpec* arm = nullptr;
+  const core::ControllerSpec* first = nullptr;
+  for (const core::ControllerSpec& c : s.controllers) {
+    const bool pd = (c.type == core::ControllerType::kJointTrajectory && (c.kp > 0 || c.kd > 0)) ||
+                    (c.type == core::ControllerType::kCapture && c.capture.law == "joint_pd");
+    if (!pd) continue;
+    if (!first) first = &c;
+    if (c.start <= t) arm = &c;
+  }
+  if (!arm) arm = first;
+  const bool bus = s.chaser.attitude_control && s.chaser.attitude_control->active() &&
+                   m.base_mode == core::BaseMode::kFloating;
+  if (!bus && !arm) return false;
+
+  Eigen::VectorXd q = q_in;
+  for (const core::FlexibleBody& f : m.flex) {
+    if (f.nf > 0) q.segment(f.idx_q, f.nf).setZero();
+  }
+  core::Data d(m, m.hasFlexibleBodies());
+  const Eigen::MatrixXd D = core::massMatrix(m, d, q);
+  g = core::ClosedLoopGains{};
+  g.Kp = Eigen::MatrixXd::Zero(m.nv, m.nv);
+  g.Kd = Eigen::MatrixXd::Zero(m.nv, m.nv);
+  QStringList parts;
+  if (bus) {
+    // The AOCS as a PD torque H_ωω (kp e + kd ω) on the bus rotation (v[3..5]); its translation free.
+    const auto& ac = *s.chaser.attitude_control;
+    const std::vector<int> rot{3, 4, 5};
+    g.Kp(rot, rot) = ac.kp * D(rot, rot);
+    g.Kd(rot, rot) = ac.kd * D(rot, rot);
+    for (int k : rot) {
+      g.actuated.push_back(k);
+      g.template_omega.push_back(kOmegaBus);
+      g.template_xi.push_back(kXiTemplate);
+    }
+    parts << QObject::tr("bus attitude PD");
+  }
+  if (arm) {
+    std::vector<int> idx;
+    Eigen::VectorXd kp, kd;
+    bool centralized = true;
+    const auto joints = oneDofJoints(m);
+    if (arm->type == core::ControllerType::kCapture) {
+      std::vector<double> p, v;
+      core::captureJointGains(arm->capture, joints.size(), p, v);
+      for (const auto& j : joints) idx.push_back(j.first);
+      kp = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
+      kd = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+      centralized = arm->capture.arm_pd == "centralized";
+      parts << QObject::tr("capture joint PD (%1)").arg(QString::fromStdString(arm->capture.arm_pd));
+    } else {
+      // Computed torque with error dynamics ë + kd ė + kp e = 0: the centralized structure.
+      for (const auto& j : joints) {
+        if (arm->target.count(j.second)) idx.push_back(j.first);
+      }
+      kp = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(idx.size()), arm->kp);
+      kd = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(idx.size()), arm->kd);
+      parts << QObject::tr("joint path PD (as D(q) diag(kp), diag(kd))");
+    }
+    Eigen::MatrixXd P = kp.asDiagonal(), V = kd.asDiagonal();
+    if (centralized) {
+      const Eigen::MatrixXd Dmm = D(idx, idx);
+      P = Dmm * P;
+      V = Dmm * V;
+    }
+    g.Kp(idx, idx) = P;
+    g.Kd(idx, idx) = V;
+    for (int j : idx) {
+      g.actuated.push_back(j);
+      g.template_omega.push_back(kOmegaArm);
+      g.template_xi.push_back(kXiTemplate);
+    }
+  }
+  if (description) *description = parts.join(" + ");
+  return true;
+}
+
+TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent), window_(window) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* top = new QWidget(split);
+  auto* top_layout = new QVBoxLayout(top);
+  top_layout->setContentsMargins(0, 0, 0, 0);
+  tabs_ = new QTabWidget(top);
+  tabs_->setObjectName("tuningPages");
+  tabs_->setDocumentMode(true);
+  tabs_->setMinimumHeight(170);  // a few rows of the form
+  top_layout->addWidget(tabs_, 1);
+  auto* buttons = new QHBoxLayout;
+  apply_ = new QPushButton(tr("Apply and rerun"), top);
+  apply_->setObjectName("tuningApply");
+  apply_->setToolTip(tr("Run the scenario with these values; the current run stays in the plots as \"previous run\""));
+  save_ = new QPushButton(tr("Save gains"), top);
+  save_->setObjectName("tuningSave");
+  save_->setToolTip(tr("Write these values into the scenario file"));
+  buttons->addWidget(apply_);
+  buttons->addWidget(save_);
+  buttons->addStretch(1);
+  top_layout->addLayout(buttons);
+  message_ = new QLabel(top);
+  message_->setWordWrap(true);
+  top_layout->addWidget(message_);
+  connect(apply_, &QPushButton::clicked, this, [this] { applyAndRerun(); });
+  connect(save_, &QPushButton::clicked, this, [this] { saveGains(); });
+
+  // The closed loop: poles (complex plane, with the list) and the sensitivity against 1/|W|.
+  loop_box_ = new QWidget(split);
+  auto* loop_layout = new QVBoxLayout(loop_box_);
+  loop_layout->setContentsMargins(0, 0, 0, 0);
+  loop_title_ = new QLabel(loop_box_);
+  loop_title_->setWordWrap(true);
+  loop_layout->addWidget(loop_title_);
+  auto* row = new QHBoxLayout;
+  poles_plot_ = new QCustomPlot(loop_box_);
+  poles_plot_->setObjectName("tuningPoles");
+  poles_plot_->setMinimumSize(220, 180);
+  poles_plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  poles_plot_->xAxis->setLabel("Re λ [rad/s]");
+  poles_plot_->yAxis->setLabel("Im λ [rad/s]");
+  row->addWidget(poles_plot_, 3);
+  auto* list_scroll = new QScrollArea(loop_box_);
+  list_scroll->setWidgetResizable(true);
+  pole_list_ = new QLabel(list_scroll);
+  pole_list_->setObjectName("tuningPoleList");
+  pole_list_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  pole_list_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  list_scroll->setWidget(pole_list_);
+  list_scroll->setMinimumWidth(150);
+  row->addWidget(list_scroll, 2);
+  loop_layout->addLayout(row, 1);
+  bode_plot_ = new QCustomPlot(loop_box_);
+  bode_plot_->setObjectName("tuningBode");
+  bode_plot_->setMinimumHeight(200);
+  bode_plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  bode_plot_->xAxis->setLabel("ω [rad/s]");
+  bode_plot_->yAxis->setLabel("|T_w→a(jω)|");
+  for (QCPAxis* a : {bode_plot_->xAxis, bode_plot_->yAxis}) {
+    a->setScaleType(QCPAxis::stLogarithmic);
+    a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    a->setNumberFormat("eb");
+    a->setNumberPrecision(0);
+  }
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  bode_plot_->legend->setFont(small);
+  bode_plot_->legend->setRowSpacing(-3);
+  bode_plot_->legend->setBrush(QColor(255, 255, 255, 190));
+  bode_plot_->legend->setVisible(true);
+  bode_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  loop_layout->addWidget(bode_plot_, 2);
+  split->addWidget(top);
+  split->addWidget(loop_box_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split);
+
+  delay_ = new QTimer(this);
+  delay_->setSingleShot(true);
+  delay_->setInterval(300);
+  connect(delay_, &QTimer::timeout, this, [this] {
+    if (isVisible()) refreshAnalysis();
+  });
+  connect(window_, &MainWindow::scenarioReplaced, this, &TuningPanel::rebuild);
+  connect(window_->timeline(), &Timeline::rowChanged, this, [this](int) { scheduleAnalysis(); });
+}
+
+TuningPanel::~TuningPanel() = default;
+
+int TuningPanel::pageCount() const { return static_cast<int>(pages_.size()); }
+
+QString TuningPanel::pageTitle(int page) const { return tabs_->tabText(page); }
+
+QDoubleSpinBox* TuningPanel::field(int page, const std::string& key) const {
+  if (page < 0 || page >= pageCount()) return nullptr;
+  const auto& fields = pages_[static_cast<std::size_t>(page)].fields;
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    if (fields[k].key == key) return qobject_cast<QDoubleSpinBox*>(editors_[static_cast<std::size_t>(page)][k]);
+  }
+  return nullptr;
+}
+
+QCheckBox* TuningPanel::flag(int page, const std::string& key) const {
+  if (page < 0 || page >= pageCount()) return nullptr;
+  const auto& fields = pages_[static_cast<std::size_t>(page)].fields;
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    if (fields[k].key == key) return qobject_cast<QCheckBox*>(editors_[static_cast<std::size_t>(page)][k]);
+  }
+  return nullptr;
+}
+
+void TuningPanel::rebuild() {
+  const int current = tabs_->currentIndex();
+  while (tabs_->count() > 0) {
+    QWidget* w = tabs_->widget(0);
+    tabs_->removeTab(0);
+    delete w;
+  }
+  editors_.clear();
+  base_ = window_->loaded().scenario;
+  pages_ = tuningPages(base_, window_->loaded().model);
+  for (std::size_t k = 0; k < pages_.size(); ++k) buildPage(k);
+  if (current >= 0 && current < tabs_->count()) tabs_->setCurrentIndex(current);
+  apply_->setEnabled(!pages_.empty());
+  save_->setEnabled(!pages_.empty());
+  if (pages_.empty()) message_->setText(tr("The scenario has no controller to tune."));
+  refreshAnalysis();
+}
+
+void TuningPanel::buildPage(std::size_t index) {
+  const TuningPage& page = pages_[index];
+  auto* scroll = new QScrollArea(tabs_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* form_widget = new QWidget(scroll);
+  auto* form = new QFormLayout(form_widget);
+  form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+  std::vector<QWidget*> editors;
+  for (const TuningField& f : page.fields) {
+    QWidget* editor = nullptr;
+    if (f.flag) {
+      auto* box = new QCheckBox(form_widget);
+      box->setChecked(f.flag(base_));
+      connect(box, &QCheckBox::toggled, this, [this] {
+        message_->setText(tr("Edited: \"Apply and rerun\" to see it run."));
+        scheduleAnalysis();
+      });
+      editor = box;
+    } else {
+      auto* spin = new GainSpinBox(form_widget);
+      spin->setRange(tuningMinimum(f), tuningMaximum(f));
+      if (!f.unit.isEmpty()) spin->setSuffix(" " + f.unit);
+      spin->setValue(f.value(base_));
+      const QString range = f.range == Range::kPositive      ? tr("> 0")
+                            : f.range == Range::kNonNegative ? tr("≥ 0")
+                                                             : tr("any value");
+      spin->setToolTip((f.tip.isEmpty() ? QString() : f.tip + "\n") + tr("%1: %2%3").arg(QString::fromStdString(f.key), range,
+                                                                                     f.unit.isEmpty() ? "" : " [" + f.unit + "]"));
+      connect(spin, &QDoubleSpinBox::valueChanged, this, [this] {
+        message_->setText(tr("Edited: \"Apply and rerun\" to see it run."));
+        scheduleAnalysis();
+      });
+      editor = spin;
+    }
+    editor->setObjectName(QString::fromStdString(f.key));
+    form->addRow(f.label, editor);
+    editors.push_back(editor);
+  }
+  scroll->setWidget(form_widget);
+  tabs_->addTab(scroll, page.title);
+  editors_.push_back(std::move(editors));
+}
+
+core::Scenario TuningPanel::formScenario() const {
+  core::Scenario s = base_;
+  for (std::size_t p = 0; p < pages_.size(); ++p) {
+    for (std::size_t k = 0; k < pages_[p].fields.size(); ++k) {
+      const TuningField& f = pages_[p].fields[k];
+      if (f.flag) {
+        f.flag(s) = static_cast<QCheckBox*>(editors_[p][k])->isChecked();
+      } else {
+        f.value(s) = static_cast<QDoubleSpinBox*>(editors_[p][k])->value();
+      }
+    }
+  }
+  return s;
+}
+
+core::LoadedScenario TuningPanel::edited() const {
+  core::Scenario s = formScenario();
+  std::string path = s.file;
+  if (path.empty()) {  // built in code: the robot by its full path
+    s.chaser.robot = s.chaser.robot_path;
+    path = "edited.yaml";
+  }
+  core::LoadedScenario out = core::loadScenarioText(core::scenarioToYaml(s), path);
+  out.scenario.file = s.file;
+  return out;
+}
+
+bool TuningPanel::applyAndRerun(bool quiet) {
+  core::LoadedScenario loaded;
+  try {
+    loaded = edited();
+  } catch (const std::exception& e) {
+    last_error_ = QString::fromStdString(e.what());
+    message_->setText(tr("Refused: %1").arg(last_error_));
+    if (!quiet) QMessageBox::warning(this, tr("Apply and rerun"), last_error_);
+    return false;
+  }
+  if (!window_->rerunKeepingGhost(std::move(loaded), quiet)) {
+    last_error_ = window_->lastError();
+    message_->setText(tr("Refused: %1").arg(last_error_));
+    return false;
+  }
+  window_->setRunning(true);
+  last_error_.clear();
+  message_->setText(tr("Running with the new values; the previous run is drawn dashed in the plots."));
+  return true;
+}
+
+bool TuningPanel::saveGains(bool quiet) {
+  const QString path = window_->scenarioPath();
+  try {
+    if (path.isEmpty()) throw std::runtime_error("no scenario file is open");
+    const core::LoadedScenario loaded = edited();
+    core::saveScenario(loaded.scenario, path.toStdString());
+  } catch (const std::exception& e) {
+    last_error_ = QString::fromStdString(e.what());
+    message_->setText(tr("Not saved: %1").arg(last_error_));
+    if (!quiet) QMessageBox::warning(this, tr("Save gains"), last_error_);
+    return false;
+  }
+  last_error_.clear();
+  message_->setText(tr("Saved into %1.").arg(path));
+  return true;
+}
+
+void TuningPanel::scheduleAnalysis() {
+  if (!delay_->isActive()) delay_->start();
+}
+
+void TuningPanel::refreshAnalysis() {
+  has_loop_ = false;
+  analysis_ = core::ClosedLoopAnalysis{};
+  SimRunner* runner = window_->runner();
+  QString description;
+  if (runner && !pages_.empty()) {
+    const render::Snapshot snap = runner->snapshot(std::max(0, window_->timeline()->row()));
+    const core::Model& m = window_->loaded().model;
+    q_ = snap.q;
+    for (const core::FlexibleBody& f : m.flex) {
+      if (f.nf > 0) q_.segment(f.idx_q, f.nf).setZero();
+    }
+    try {
+      has_loop_ = scenarioClosedLoop(formScenario(), m, q_, snap.time, gains_, &description);
+      if (has_loop_) analysis_ = core::analyzeClosedLoop(m, q_, gains_, 1e-3, 1e3, 200);
+      description = tr("<b>Closed loop at t = %1 s</b>: %2").arg(snap.time, 0, 'f', 2).arg(description);
+    } catch (const std::exception& e) {
+      has_loop_ = false;
+      description = tr("No closed-loop analysis: %1").arg(QString::fromStdString(e.what()).toHtmlEscaped());
+    }
+  }
+  loop_box_->setVisible(has_loop_);
+  drawAnalysis(description);
+  emit analysisUpdated();
+}
+
+void TuningPanel::drawAnalysis(const QString& description) {
+  poles_plot_->clearGraphs();
+  poles_plot_->clearItems();
+  bode_plot_->clearGraphs();
+  if (!has_loop_) {
+    loop_title_->setText(description);
+    pole_list_->clear();
+    poles_plot_->replot();
+    bode_plot_->replot();
+    return;
+  }
+  const core::ClosedLoopAnalysis& a = analysis_;
+  // The least damped of the moving poles (a zero pole: a free direction, not a mode).
+  int least = -1;
+  for (std::size_t k = 0; k < a.poles.size(); ++k) {
+    if (a.frequency[k] < 1e-9) continue;
+    if (least < 0 || a.damping[k] < a.damping[static_cast<std::size_t>(least)]) least = static_cast<int>(k);
+  }
+  QVector<double> re, im;
+  for (const auto& p : a.poles) {
+    re << p.real();
+    im << p.imag();
+  }
+  QCPGraph* all = poles_plot_->addGraph();
+  all->setLineStyle(QCPGraph::lsNone);
+  all->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(31, 119, 180), 8));
+  all->setData(re, im, false);
+  double radius = 1e-3;
+  for (std::size_t k = 0; k < a.poles.size(); ++k) radius = std::max(radius, a.frequency[k]);
+  if (least >= 0) {
+    const auto p = a.poles[static_cast<std::size_t>(least)];
+    QCPGraph* worst = poles_plot_->addGraph();
+    worst->setLineStyle(QCPGraph::lsNone);
+    worst->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 12));
+    worst->setData({p.real(), p.real()}, {p.imag(), -p.imag()}, false);
+    // The rays of that damping ratio.
+    const double z = std::clamp(a.damping[static_cast<std::size_t>(least)], -1.0, 1.0);
+    for (double sign : {1.0, -1.0}) {
+      auto* ray = new QCPItemLine(poles_plot_);
+      ray->start->setCoords(0, 0);
+      ray->end->setCoords(-z * radius * 1.2, sign * std::sqrt(1 - z * z) * radius * 1.2);
+      ray->setPen(QPen(QColor(214, 39, 40, 120), 1, Qt::DashLine));
+    }
+  }
+  auto* imag_axis = new QCPItemStraightLine(poles_plot_);
+  imag_axis->point1->setCoords(0, 0);
+  imag_axis->point2->setCoords(0, 1);
+  imag_axis->setPen(QPen(QColor(150, 150, 150), 1));
+  poles_plot_->xAxis->setRange(-1.1 * radius, std::max(0.1 * radius, 1.1 * radius * (a.stable ? 0.1 : 1.0)));
+  poles_plot_->yAxis->setRange(-1.1 * radius, 1.1 * radius);
+  poles_plot_->replot();
+
+  // The list: one line per pole of non-negative imaginary part.
+  QString list = tr("<table cellspacing=0 cellpadding=1><tr><th align=right>ω [rad/s]</th><th align=right>ζ</th></tr>");
+  int free = 0;
+  for (std::size_t k = 0; k < a.poles.size(); ++k) {
+    if (a.frequency[k] < 1e-9) {
+      ++free;
+      continue;
+    }
+    if (a.poles[k].imag() < -1e-12) continue;
+    const bool worst = static_cast<int>(k) == least ||
+                       (least >= 0 && std::abs(a.poles[k] - std::conj(a.poles[static_cast<std::size_t>(least)])) < 1e-12);
+    const QString style = worst ? " style='color:#d62728;font-weight:bold'" : "";
+    list += QString("<tr%1><td align=right>%2</td><td align=right>%3</td></tr>")
+                .arg(style)
+                .arg(a.frequency[k], 0, 'g', 4)
+                .arg(a.damping[k], 0, 'f', 3);
+  }
+  list += "</table>";
+  if (free > 0) list += tr("%1 poles at 0 (free directions)").arg(free);
+  pole_list_->setText(list);
+
+  // The sensitivity of each channel, and the templates' bounds 1/|W|.
+  const core::Model& m = window_->loaded().model;
+  QVector<double> w(static_cast<int>(a.omega.size()));
+  for (std::size_t k = 0; k < a.omega.size(); ++k) w[int(k)] = a.omega[k];
+  for (Eigen::Index i = 0; i < a.sensitivity.rows(); ++i) {
+    const int v = gains_.actuated[static_cast<std::size_t>(i)];
+    QString name;
+    if (m.base_mode != core::BaseMode::kFixed && v < 6) {
+      name = QString("bus %1").arg(QStringList{"x", "y", "z", "θx", "θy", "θz"}[v]);
+    } else {
+      for (int b = 1; b < m.nbodies; ++b) {
+        if (m.joint[b].nv == 1 && m.joint[b].idx_v == v) name = QString::fromStdString(m.joint[b].name);
+      }
+    }
+    QVector<double> y(w.size());
+    for (int k = 0; k < w.size(); ++k) y[k] = std::max(a.sensitivity(i, k), 1e-12);
+    QCPGraph* g = bode_plot_->addGraph();
+    g->setName(name);
+    g->setPen(QPen(kColors[i % std::size(kColors)], 1.2));
+    g->setData(w, y, true);
+  }
+  std::vector<double> templates;
+  for (Eigen::Index i = 0; i < a.bound.rows(); ++i) {
+    const double wt = gains_.template_omega[static_cast<std::size_t>(i)];
+    if (std::find(templates.begin(), templates.end(), wt) != templates.end()) continue;
+    templates.push_back(wt);
+    QVector<double> y(w.size());
+    for (int k = 0; k < w.size(); ++k) y[k] = a.bound(i, k);
+    QCPGraph* g = bode_plot_->addGraph();
+    g->setName(tr("1/|W| (ω = %1 rad/s)").arg(wt));
+    g->setPen(QPen(Qt::black, 1.6, templates.size() == 1 ? Qt::DashLine : Qt::DashDotLine));
+    g->setData(w, y, true);
+  }
+  bode_plot_->rescaleAxes();
+  bode_plot_->replot();
+
+  QString summary = description;
+  summary += tr("; %1 poles, %2").arg(a.poles.size()).arg(a.stable ? tr("stable") : tr("<b>unstable</b>"));
+  if (least >= 0) {
+    summary += tr("; least damped ζ = %1 at %2 rad/s")
+                   .arg(a.damping[static_cast<std::size_t>(least)], 0, 'f', 3)
+                   .arg(a.frequency[static_cast<std::size_t>(least)], 0, 'g', 3);
+  }
+  summary += tr("; <b>γ_hard = %1</b> (≤ 1: the thesis' templates W(s) met)").arg(a.gamma_hard, 0, 'g', 3);
+  loop_title_->setText(summary);
+}
+
+}  // namespace grapple::ui

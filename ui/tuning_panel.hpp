@@ -1,0 +1,137 @@
+// TuningPanel: the controller tuning dock (issue 8). One page per controller of the open scenario
+// (the bus attitude control, then each entry of `controllers`), a form of its gains and limits
+// with their units and the loader's ranges; "Apply and rerun" runs the scenario with the form's
+// values (validated by the loader itself), the previous run kept as a ghost in the plots; "Save
+// gains" writes them into the scenario file. Below the pages, for the PD loops of the scenario
+// (the attitude control, the joint path's PD, the capture law joint_pd): the linearized closed
+// loop at the instant shown on the timeline with the form's gains (core/analysis/closed_loop):
+// its poles with their damping ratios, and the acceleration sensitivity of each channel against
+// the thesis' template 1/|W(jω)| (spec/guidance_control.md §3.6), with γ_hard.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "core/analysis/closed_loop.hpp"
+#include "core/io/scenario_yaml.hpp"
+
+class QCustomPlot;
+class QDoubleSpinBox;
+class QCheckBox;
+class QLabel;
+class QTabWidget;
+class QTimer;
+class QPushButton;
+
+namespace grapple::ui {
+
+class MainWindow;
+
+// One editable value of a controller, with the range the scenario loader accepts for its key.
+struct TuningField {
+  enum class Range { kAny, kNonNegative, kPositive };
+  std::string key;      // as in the scenario file: "kp", "torque_limit", "joint_kp[2]"
+  QString label;        // shown
+  QString unit;         // shown as the suffix ("" for a ratio)
+  Range range = Range::kNonNegative;
+  std::function<double&(core::Scenario&)> value;  // where it lives in the Scenario
+  std::function<bool&(core::Scenario&)> flag;     // set instead for an on/off setting (a check box)
+  QString tip;
+};
+
+struct TuningPage {
+  QString title;
+  int controller = -1;  // index in Scenario::controllers; -1: chaser.attitude_control
+  std::vector<TuningField> fields;
+};
+
+// The pages of a scenario's controllers (the model gives the joints' names and counts). The
+// capture law joint_pd's gains are listed even where the file leaves the defaults (filled in).
+std::vector<TuningPage> tuningPages(core::Scenario& scenario, const core::Model& model);
+// The smallest and largest value a field's box takes (the loader has no upper bounds: the boxes
+// stop at 1e9).
+double tuningMinimum(const TuningField& field);
+double tuningMaximum(const TuningField& field);
+
+// The linearized closed loop of a scenario's PD loops at configuration q (modal coordinates taken
+// at zero) and instant t: the bus rotation under chaser.attitude_control (H_ωω (kp e + kd ω), the
+// locked inertia's rotation block; the translation free), the joints under the PD of the arm
+// controller in charge at t (the capture's joint_pd, decentralized or centralized, else the joint
+// path's kp, kd as centralized error dynamics D_mm(q) diag(kp)); templates: the thesis' W_b
+// (0.0698 rad/s, 0.707) on the bus, W_m (0.698 rad/s, 0.707) on the joints. Returns false if the
+// scenario has no PD loop. `description` says which loops are in it.
+bool scenarioClosedLoop(const core::Scenario& scenario, const core::Model& model, const Eigen::VectorXd& q, double t,
+                        core::ClosedLoopGains& gains, QString* description = nullptr);
+
+class TuningPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TuningPanel(MainWindow* window, QWidget* parent = nullptr);
+  ~TuningPanel() override;
+
+  // Rebuilds the pages from the window's open scenario (on scenarioReplaced).
+  void rebuild();
+  int pageCount() const;
+  QString pageTitle(int page) const;
+  const TuningPage& page(int page) const { return pages_[static_cast<std::size_t>(page)]; }
+  // The box of a field on a page (nullptr if none), and the check box of a flag.
+  QDoubleSpinBox* field(int page, const std::string& key) const;
+  QCheckBox* flag(int page, const std::string& key) const;
+
+  // The open scenario with the form's values, validated as the loader validates a file (throws
+  // core::LoadError).
+  core::LoadedScenario edited() const;
+  // Apply and rerun: the edited scenario replaces the open one and runs, the current run kept as
+  // the plots' ghost. Save gains: the edited scenario written into the scenario file (atomic).
+  // Both return false with the reason in lastError() (and a dialog unless quiet).
+  bool applyAndRerun(bool quiet = false);
+  bool saveGains(bool quiet = false);
+  const QString& lastError() const { return last_error_; }
+
+  // The closed loop of the form's gains at the instant shown, recomputed now (also done on every
+  // edit and timeline move, after a short delay). hasClosedLoop(): the scenario has a PD loop.
+  void refreshAnalysis();
+  bool hasClosedLoop() const { return has_loop_; }
+  const core::ClosedLoopGains& closedLoopGains() const { return gains_; }
+  const core::ClosedLoopAnalysis& analysis() const { return analysis_; }
+  const Eigen::VectorXd& analysisConfiguration() const { return q_; }
+  QCustomPlot* polePlot() const { return poles_plot_; }
+  QCustomPlot* bodePlot() const { return bode_plot_; }
+  QLabel* poleList() const { return pole_list_; }
+
+ signals:
+  void analysisUpdated();
+
+ private:
+  void buildPage(std::size_t index);
+  core::Scenario formScenario() const;  // the working copy with the form's values (unvalidated)
+  void scheduleAnalysis();
+  void drawAnalysis(const QString& description);
+
+  MainWindow* window_;
+  core::Scenario base_;             // the open scenario, joint_pd defaults filled in
+  std::vector<TuningPage> pages_;
+  std::vector<std::vector<QWidget*>> editors_;  // per page, per field: QDoubleSpinBox or QCheckBox
+  QTabWidget* tabs_ = nullptr;
+  QPushButton* apply_ = nullptr;
+  QPushButton* save_ = nullptr;
+  QLabel* message_ = nullptr;
+  QWidget* loop_box_ = nullptr;
+  QLabel* loop_title_ = nullptr;
+  QLabel* pole_list_ = nullptr;
+  QCustomPlot* poles_plot_ = nullptr;
+  QCustomPlot* bode_plot_ = nullptr;
+  QTimer* delay_ = nullptr;
+  QString last_error_;
+  bool has_loop_ = false;
+  core::ClosedLoopGains gains_;
+  core::ClosedLoopAnalysis analysis_;
+  Eigen::VectorXd q_;
+};
+
+}  // namespace grapple::ui
