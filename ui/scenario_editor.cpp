@@ -255,6 +255,8 @@ YAML::Node sequenceOf(const std::vector<YAML::Node>& items, const YAML::Node& li
   return seq;
 }
 
+// (Only ever push_back into a vector of nodes: insert and erase shift its elements by assignment,
+// and assigning a YAML::Node rewrites the node it points at.)
 std::vector<YAML::Node> itemsOf(const YAML::Node& seq) {
   std::vector<YAML::Node> items;
   for (const YAML::Node& n : seq) items.push_back(n);
@@ -560,8 +562,10 @@ bool ScenarioEditor::removeItem(const QString& path) {
     return false;
   }
   if (last.index >= 0) {
-    std::vector<YAML::Node> items = itemsOf(*parent);
-    items.erase(items.begin() + last.index);
+    std::vector<YAML::Node> items;
+    for (int i = 0; i < static_cast<int>(parent->size()); ++i) {
+      if (i != last.index) items.push_back((*parent)[i]);
+    }
     const YAML::Node seq = sequenceOf(items, *parent);
     std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
                                                                : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
@@ -606,8 +610,12 @@ bool ScenarioEditor::duplicateItem(const QString& path) {
   if (copy.IsMap() && !scalarOf(copy["joint"], "name").empty()) {
     copy["joint"]["name"] = uniqueName(scalarOf(copy["joint"], "name"), joints);
   }
-  items.insert(items.begin() + index + 1, copy);
-  const YAML::Node seq = sequenceOf(items, *parent);
+  std::vector<YAML::Node> with_copy;
+  for (int i = 0; i < static_cast<int>(items.size()); ++i) {
+    with_copy.push_back(items[i]);
+    if (i == index) with_copy.push_back(copy);
+  }
+  const YAML::Node seq = sequenceOf(with_copy, *parent);
   std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
                                                              : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
   const Step& pl = parent_steps.back();
@@ -641,10 +649,13 @@ bool ScenarioEditor::moveItem(const QString& path, int delta) {
     fail(tr("Cannot move '%1' there.").arg(path));
     return false;
   }
-  std::vector<YAML::Node> items = itemsOf(*parent);
-  const YAML::Node moved = items[from];
-  items.erase(items.begin() + from);
-  items.insert(items.begin() + to, moved);
+  std::vector<int> order;
+  for (int i = 0; i < static_cast<int>(parent->size()); ++i) {
+    if (i != from) order.push_back(i);
+  }
+  order.insert(order.begin() + to, from);
+  std::vector<YAML::Node> items;
+  for (int i : order) items.push_back((*parent)[i]);
   const YAML::Node seq = sequenceOf(items, *parent);
   std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
                                                              : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
@@ -689,7 +700,7 @@ void ScenarioEditor::saveTo(const QString& path) {
 
 void ScenarioEditor::fail(const QString& message) {
   error_ = message;
-  error_label_->setText(message);
+  error_label_->setText(message + "\n" + tr("(refused; line numbers are those of the scenario as Save would write it)"));
   error_label_->show();
 }
 
@@ -823,6 +834,7 @@ void ScenarioEditor::showProperties() {
   const std::optional<YAML::Node> node = steps ? nodeAt(view, *steps) : std::nullopt;
   if (!node) {
     heading_->setText(doc_.IsNull() ? tr("No scenario open.") : tr("Select an item of the scenario to edit it."));
+    form_->show();
     return;
   }
   QString heading = QString("<b>%1</b>").arg(path.toHtmlEscaped());
@@ -884,6 +896,7 @@ void ScenarioEditor::showProperties() {
       }
     }
   }
+  form_->show();  // with its rows: widgets added to a shown parent would appear only later
 }
 
 }  // namespace grapple::ui
