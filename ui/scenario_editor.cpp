@@ -307,7 +307,12 @@ ScenarioEditor::ScenarioEditor(MainWindow* window, QWidget* parent) : QWidget(pa
     const QString path = item->data(kPathRole).toString();
     const QString text = item->text();
     if (text == valueText(path)) return;
-    QMetaObject::invokeMethod(this, [this, path, text] { setValue(path, text); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, path, text] {
+          if (!setValue(path, text)) rebuildTree();  // the refused value out of the cell
+        },
+        Qt::QueuedConnection);
   });
 
   auto* props = new QWidget(split);
