@@ -24,6 +24,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -33,6 +34,7 @@
 #include "render/scene.hpp"
 #include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
+#include "ui/scenario_editor.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
 #include "ui/tuning_panel.hpp"
@@ -90,7 +92,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   buildDocks();
   buildTuningDock();
+  buildEditorDock();
   buildMenus();
+  buildEditMenu();
   buildGhostActions();
 
   QSettings settings;
@@ -161,6 +165,41 @@ void MainWindow::buildDocks() {
   scen_dock->raise();
   resizeDocks({first}, {560}, Qt::Horizontal);
   resizeDocks({scen_dock}, {230}, Qt::Horizontal);
+}
+
+// The scenario editor (issue 8), tabbed behind the scenario summary.
+void MainWindow::buildEditorDock() {
+  auto* dock = new QDockWidget(tr("Scenario editor"), this);
+  dock->setObjectName("dock:editor");
+  editor_ = new ScenarioEditor(this, dock);
+  dock->setWidget(editor_);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  if (auto* summary = findChild<QDockWidget*>("dock:scenario")) {
+    tabifyDockWidget(summary, dock);
+    summary->raise();
+  }
+  connect(editor_, &ScenarioEditor::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+}
+
+// Edit: the editor's undo and redo, after File.
+void MainWindow::buildEditMenu() {
+  auto* edit = new QMenu(tr("&Edit"), this);
+  const QList<QAction*> menus = menuBar()->actions();
+  menuBar()->insertMenu(menus.size() > 1 ? menus[1] : nullptr, edit);
+  QAction* undo = editor_->undoStack()->createUndoAction(edit, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = editor_->undoStack()->createRedoAction(edit, tr("&Redo"));
+  redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  edit->addAction(undo);
+  edit->addAction(redo);
+}
+
+void MainWindow::writeScenario(const QString& path) {
+  if (editor_ && editor_->isModified()) {
+    editor_->saveTo(path);
+  } else {
+    core::saveScenario(runner_->scenario(), path.toStdString());
+  }
 }
 
 void MainWindow::buildMenus() {
@@ -634,7 +673,7 @@ QString MainWindow::statusText() const {
 void MainWindow::save() {
   if (path_.isEmpty()) return;
   try {
-    core::saveScenario(runner_->scenario(), path_.toStdString());
+    writeScenario(path_);
     statusBar()->showMessage(tr("Saved %1").arg(path_), 5000);
   } catch (const std::exception& e) {
     QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(e.what()));
@@ -646,7 +685,7 @@ void MainWindow::saveAs() {
   const QString p = QFileDialog::getSaveFileName(this, tr("Save scenario as"), path_, tr("Scenarios (*.yaml)"));
   if (p.isEmpty()) return;
   try {
-    core::saveScenario(runner_->scenario(), p.toStdString());
+    writeScenario(p);
     path_ = QFileInfo(p).absoluteFilePath();
     statusBar()->showMessage(tr("Saved %1").arg(path_), 5000);
   } catch (const std::exception& e) {

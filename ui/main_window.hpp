@@ -35,6 +35,7 @@ namespace grapple::ui {
 
 class ManipulabilityPanel;
 class TuningPanel;
+class ScenarioEditor;
 
 class OsgWidget;
 class SimRunner;
@@ -54,6 +55,7 @@ class MainWindow : public QMainWindow {
   const QString& lastError() const { return last_error_; }
   // Key/value overrides applied when scenarios are loaded (as grapple-cli's --set).
   void setOverrides(std::vector<std::pair<std::string, std::string>> overrides) { overrides_ = std::move(overrides); }
+  const std::vector<std::pair<std::string, std::string>>& overrides() const { return overrides_; }
 
   // Replaces the open scenario by `loaded` (already validated: the editor and the tuning panels
   // build it) and starts a fresh run of it; the path stays. If the Simulation cannot be built from
@@ -98,6 +100,8 @@ class MainWindow : public QMainWindow {
   Timeline* timeline() const { return timeline_; }
   const std::vector<PlotPanel*>& plots() const { return plots_; }
   ManipulabilityPanel* manipulability() const { return manipulability_; }
+  // The scenario editor (its dock: View > Panels > Scenario editor; its undo stack: Edit menu).
+  ScenarioEditor* editor() const { return editor_; }
   const RunHistory& history() const { return history_; }
   QString statusText() const;
   // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
@@ -121,6 +125,11 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void buildTuningDock();
   void buildGhostActions();
+  void buildEditorDock();
+  void buildEditMenu();
+  // Writes the scenario to `path`: the editor's document if it differs from the file, else the
+  // Scenario. Throws std::runtime_error.
+  void writeScenario(const QString& path);
   void adopt(const QString& path, core::LoadedScenario loaded, std::unique_ptr<SimRunner> runner);
   void showRow(int row);
   void updateRecentMenu();
@@ -147,6 +156,7 @@ class MainWindow : public QMainWindow {
   TuningPanel* tuning_ = nullptr;
   QAction* ghost_show_ = nullptr;
   QAction* ghost_clear_ = nullptr;
+  ScenarioEditor* editor_ = nullptr;
   QLabel* info_ = nullptr;       // the picked body
   QLabel* scenario_info_ = nullptr;
   QLabel* status_ = nullptr;

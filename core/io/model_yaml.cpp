@@ -231,7 +231,7 @@ ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
   }
   const std::string base_name = base["name"].IsDefined() ? r.string(base["name"], "model.base.name")
                                                          : std::string("base");
-  b.addLink({base_name, readBody(r, base, "model.base"), at(r, base)});
+  b.addLink({base_name, readBody(r, base, "model.base"), at(r, base), std::nullopt});
   if (model["links"].IsDefined()) {
     const YAML::Node links = model["links"];
     r.requireSequence(links, "model.links");
@@ -240,7 +240,7 @@ ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
       const std::string what = "model.links[" + std::to_string(k) + "]";
       r.checkKeys(l, {"name", "mass", "com", "inertia", "joint", "flexible"}, what);
       const std::string name = r.string(r.require(l, "name", what), what + ".name");
-      LinkSpec link{name, readBody(r, l, "link '" + name + "'"), at(r, l)};
+      LinkSpec link{name, readBody(r, l, "link '" + name + "'"), at(r, l), std::nullopt};
       if (l["flexible"].IsDefined()) {
         link.flexible = readFlexible(r, l["flexible"], "link '" + name + "'.flexible");
       }
@@ -272,7 +272,22 @@ Model buildOrThrow(const ModelBuilder& b, const std::string& path) {
   }
 }
 
+void overrideModes(ModelBuilder& b, std::optional<BaseMode> base_mode, std::optional<FlexModel> flex_model) {
+  if (flex_model) b.setFlexModel(*flex_model);
+  if (base_mode && *base_mode != b.baseMode()) {
+    b.setBaseMode(*base_mode);
+    b.setBasePlacement(Transform::Identity());
+  }
+}
+
 }  // namespace
+
+Model buildModelYaml(const yaml::Reader& reader, const YAML::Node& model_node, std::optional<BaseMode> base_mode,
+                     std::optional<FlexModel> flex_model) {
+  ModelBuilder b = readModelYaml(reader, model_node);
+  overrideModes(b, base_mode, flex_model);
+  return buildOrThrow(b, reader.file());
+}
 
 Model loadModelYaml(const std::string& path) { return buildOrThrow(readModelFile(path), path); }
 
@@ -291,11 +306,7 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
   }
   if (ends_with(".yaml") || ends_with(".yml")) {
     ModelBuilder b = readModelFile(path);
-    if (flex_model) b.setFlexModel(*flex_model);
-    if (base_mode && *base_mode != b.baseMode()) {
-      b.setBaseMode(*base_mode);
-      b.setBasePlacement(Transform::Identity());
-    }
+    overrideModes(b, base_mode, flex_model);
     return buildOrThrow(b, path);
   }
   throw LoadError(path, 0, "unknown model file type (expected .urdf, .yaml or .yml)");

@@ -16,6 +16,12 @@ namespace grapple::core {
 ModelBuilder readModelYaml(const yaml::Reader& reader, const YAML::Node& model_node);
 // A whole model file (`format: 1` and `model:`); throws LoadError.
 Model loadModelYaml(const std::string& path);
+// The model of a `model` map inside any document (a robot file's, or a scenario's embedded
+// `chaser.model`): errors name the reader's file and the map's lines. `base_mode` and `flex_model`
+// override the map's, as in loadModelFile. Throws LoadError.
+Model buildModelYaml(const yaml::Reader& reader, const YAML::Node& model_node,
+                     std::optional<BaseMode> base_mode = std::nullopt,
+                     std::optional<FlexModel> flex_model = std::nullopt);
 
 // Any robot file, by extension: .urdf (URDF) or .yaml/.yml (YAML). `base_mode` overrides the
 // file's base mode; URDF warnings (elements read but not modelled) are appended to `warnings`.

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/flex/beam_modes.hpp"
+#include "core/io/atomic_file.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/yaml_util.hpp"
 #include "core/math/rotation.hpp"
@@ -135,7 +136,8 @@ void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
 
 void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "chaser";
-  r.checkKeys(n, {"robot", "base_mode", "flex_model", "structural_damping", "initial", "thrusters", "attitude_control"},
+  r.checkKeys(n, {"robot", "model", "base_mode", "flex_model", "structural_damping", "initial", "thrusters",
+                  "attitude_control"},
               w);
   if (const YAML::Node a = n["attitude_control"]; a.IsDefined()) {
     const std::string wa = w + ".attitude_control";
@@ -155,12 +157,23 @@ void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
     s.chaser.thrusters = th;
   }
   ChaserSpec& c = s.chaser;
-  c.robot = r.string(r.require(n, "robot", w), w + ".robot");
-  fs::path p(c.robot);
-  if (p.is_relative() && !s.file.empty()) p = fs::path(s.file).parent_path() / p;
-  c.robot_path = p.lexically_normal().string();
-  if (!fs::exists(c.robot_path)) {
-    r.fail(n["robot"], w + ".robot: no robot file '" + c.robot_path + "'");
+  if (n["robot"].IsDefined() == n["model"].IsDefined()) {
+    r.fail(n, w + ": give exactly one of 'robot' (a robot file) or 'model' (the robot embedded, the map of a "
+                  "robot file's 'model')");
+  }
+  if (n["model"].IsDefined()) {
+    r.requireMap(n["model"], w + ".model");
+    YAML::Emitter e;
+    e << n["model"];
+    c.model_yaml = e.c_str();
+  } else {
+    c.robot = r.string(n["robot"], w + ".robot");
+    fs::path p(c.robot);
+    if (p.is_relative() && !s.file.empty()) p = fs::path(s.file).parent_path() / p;
+    c.robot_path = p.lexically_normal().string();
+    if (!fs::exists(c.robot_path)) {
+      r.fail(n["robot"], w + ".robot: no robot file '" + c.robot_path + "'");
+    }
   }
   if (n["base_mode"].IsDefined()) {
     c.base_mode = baseModeOf(r.choice(n["base_mode"], {"fixed", "floating", "flying"}, w + ".base_mode"));
@@ -387,11 +400,15 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
     if (m.joint[i].nv > 0) joints.push_back(m.joint[i].name);
     if (m.flex[i].nf > 0) flexible.push_back(m.body_name[i]);
   }
+  // (Handles are re-pointed with reset(): `n = n[b]` would assign the child's value to the node
+  // n points at, rewriting the caller's document.)
   auto at = [&](const char* a, const char* b, const char* c, const std::string& key) {
-    YAML::Node n = doc[a];
-    if (n.IsDefined() && b) n = n[b];
-    if (n.IsDefined() && c) n = n[c];
-    if (n.IsDefined() && n.IsMap() && n[key].IsDefined()) return YAML::Node(n[key]);
+    YAML::Node n;
+    n.reset(doc[a]);
+    if (n.IsDefined() && b) n.reset(static_cast<const YAML::Node&>(n)[b]);
+    if (n.IsDefined() && c) n.reset(static_cast<const YAML::Node&>(n)[c]);
+    const YAML::Node cn = n;
+    if (cn.IsDefined() && cn.IsMap() && cn[key].IsDefined()) return YAML::Node(cn[key]);
     return n;
   };
   auto unknown = [&](const YAML::Node& where, const std::string& what, const std::string& name,
@@ -509,7 +526,8 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
   }
 }
 
-// Reads and validates a parsed scenario document.
+}  // namespace
+
 LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& doc) {
   const yaml::Reader r(path);
   r.checkKeys(doc, {"format", "name", "description", "chaser", "debris", "environment",
@@ -526,8 +544,10 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   if (doc["environment"].IsDefined()) readEnvironment(r, doc["environment"], s);
   if (doc["controllers"].IsDefined()) readControllers(r, doc["controllers"], s);
   if (doc["run"].IsDefined()) readRun(r, doc["run"], s);
-  // A bad robot file reports its own file and line.
-  out.model = loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model);
+  // A bad robot file reports its own file and line; an embedded robot, the scenario's.
+  out.model = s.chaser.model_yaml.empty()
+                  ? loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model)
+                  : buildModelYaml(r, doc["chaser"]["model"], s.chaser.base_mode, s.chaser.flex_model);
   out.model.gravity_W = s.gravity;
   if (s.chaser.structural_damping) {
     for (FlexibleBody& f : out.model.flex) {
@@ -539,12 +559,14 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   return out;
 }
 
-}  // namespace
-
-LoadedScenario loadScenario(const std::string& path,
-                            const std::vector<std::pair<std::string, std::string>>& overrides) {
+YAML::Node readScenarioDocument(const std::string& path, const Overrides& overrides) {
   YAML::Node doc = yaml::loadFile(path);
   for (const auto& [key, value] : overrides) applyOverride(doc, key, value, path);
+  return doc;
+}
+
+LoadedScenario loadScenario(const std::string& path, const Overrides& overrides) {
+  const YAML::Node doc = readScenarioDocument(path, overrides);
   try {
     return loadScenarioDocument(path, doc);
   } catch (const LoadError& e) {
@@ -590,7 +612,11 @@ std::string scenarioToYaml(const Scenario& s) {
   // chaser
   const ChaserSpec& c = s.chaser;
   e << YAML::Key << "chaser" << YAML::Value << YAML::BeginMap;
-  e << YAML::Key << "robot" << YAML::Value << c.robot;
+  if (c.model_yaml.empty()) {
+    e << YAML::Key << "robot" << YAML::Value << c.robot;
+  } else {
+    e << YAML::Key << "model" << YAML::Value << YAML::Load(c.model_yaml);
+  }
   if (c.base_mode) e << YAML::Key << "base_mode" << YAML::Value << std::string(baseModeName(*c.base_mode));
   if (c.flex_model) e << YAML::Key << "flex_model" << YAML::Value << std::string(flexModelName(*c.flex_model));
   if (c.structural_damping) e << YAML::Key << "structural_damping" << YAML::Value << *c.structural_damping;
@@ -797,21 +823,7 @@ void saveScenario(const Scenario& s, const std::string& path) {
     const fs::path rel = fs::absolute(s.chaser.robot_path).lexically_normal().lexically_relative(dir);
     moved.chaser.robot = rel.empty() ? fs::absolute(s.chaser.robot_path).string() : rel.generic_string();
   }
-  const std::string text = scenarioToYaml(moved);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp + ": cannot write the file");
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error(tmp + ": writing failed (disk full?)");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(path + ": cannot replace the file: " + ec.message());
-  }
+  writeFileAtomically(path, scenarioToYaml(moved));
 }
 
 }  // namespace grapple::core

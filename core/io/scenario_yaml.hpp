@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/model/model.hpp"
 #include "core/sim/scenario.hpp"
 
@@ -21,10 +23,20 @@ struct LoadedScenario {
                                       // joint damping, which Grapple ignores
 };
 
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
 // `overrides`: (key path, YAML value) pairs applied before validation, e.g. ("run.duration", "5")
 // or ("debris.initial.rate_deg_s", "[0, 0, 4]"): the CLI's --set. Throws LoadError.
-LoadedScenario loadScenario(const std::string& path,
-                            const std::vector<std::pair<std::string, std::string>>& overrides = {});
+LoadedScenario loadScenario(const std::string& path, const Overrides& overrides = {});
+
+// The two halves of loadScenario, for a program that edits the document (the scenario editor):
+// the file parsed, with the overrides applied but nothing validated (throws LoadError on a syntax
+// error or a bad override) ...
+YAML::Node readScenarioDocument(const std::string& path, const Overrides& overrides = {});
+// ... and a parsed document validated and turned into a scenario and its model. `path` names the
+// document in messages ("path:line: ...", lines of `doc`'s marks) and anchors a relative
+// `chaser.robot`. `doc` is only read. Throws LoadError.
+LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& doc);
 
 // The same validation for a scenario given as YAML text (e.g. scenarioToYaml of an edited
 // Scenario, as the tuning panels do): `path` is where it lives (relative robot files resolve

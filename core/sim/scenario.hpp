@@ -29,6 +29,9 @@ struct ChaserInitialState {
 struct ChaserSpec {
   std::string robot;                              // robot file as written (relative to the scenario)
   std::string robot_path;                         // resolved path
+  // The robot embedded in the scenario instead (`chaser.model`, the same map as a robot file's
+  // `model`), as YAML text; empty when the robot is a file (then `robot` is set, and vice versa).
+  std::string model_yaml;
   std::optional<BaseMode> base_mode;              // overrides the robot file
   std::optional<FlexModel> flex_model;            // overrides the robot file
   // Modal damping ratio ξ given to every flexible body whose modes have none in the robot file

@@ -303,6 +303,96 @@ class TestScenario : public QObject {
     QVERIFY(rejected > 100);
   }
 
+  // chaser.model (the robot embedded, the map of a robot file's `model`) gives the same model as
+  // the file it was copied from, survives load → save → load, and its errors name the scenario
+  // file and the line inside it; a scenario has exactly one of robot / model.
+  void EmbeddedModel_SameAsTheFileAndErrorsNameTheScenario() {
+    Files f;
+    const std::string robot_file = kSource + "/scenarios/robots/mda_deos.yaml";
+    const LoadedScenario by_file = loadScenario(f.write("file.yaml", validScenario()));
+    YAML::Node doc = YAML::Load(validScenario());
+    YAML::Node chaser;
+    for (auto it = doc["chaser"].begin(); it != doc["chaser"].end(); ++it) {
+      const std::string key = it->first.Scalar();
+      chaser[key == "robot" ? "model" : key] = key == "robot" ? YAML::LoadFile(robot_file)["model"] : it->second;
+    }
+    doc["chaser"] = chaser;
+    YAML::Emitter e;
+    e << doc;
+    const std::string embedded_path = f.write("embedded.yaml", e.c_str());
+    const LoadedScenario by_text = loadScenario(embedded_path);
+    const Model& a = by_file.model;
+    const Model& b = by_text.model;
+    QCOMPARE(b.name, a.name);
+    QCOMPARE(b.nbodies, a.nbodies);
+    QCOMPARE(b.nq, a.nq);
+    QCOMPARE(b.nv, a.nv);
+    QVERIFY(b.body_name == a.body_name);
+    QVERIFY(b.parent == a.parent);
+    for (int i = 0; i < a.nbodies; ++i) {
+      QVERIFY(b.inertia_matrix[i] == a.inertia_matrix[i]);
+      QVERIFY(b.X_parent_joint[i].R == a.X_parent_joint[i].R && b.X_parent_joint[i].p == a.X_parent_joint[i].p);
+    }
+    QVERIFY(b.armature == a.armature);
+    QVERIFY(b.effort_limit == a.effort_limit);
+    QVERIFY(by_text.scenario.chaser.robot.empty() && by_text.scenario.chaser.robot_path.empty());
+    QVERIFY(!by_text.scenario.chaser.model_yaml.empty());
+    // Saved elsewhere and read again: the same text, the model embedded.
+    const std::string saved = f.dir() + "/saved.yaml";
+    saveScenario(by_text.scenario, saved);
+    const LoadedScenario again = loadScenario(saved);
+    QCOMPARE(scenarioToYaml(again.scenario), scenarioToYaml(by_text.scenario));
+    QVERIFY(again.model.inertia_matrix == a.inertia_matrix);
+    QVERIFY(readText(saved).find("\n  model:") != std::string::npos);
+    QVERIFY(readText(saved).find("robot:") == std::string::npos);
+
+    // An error inside the embedded robot: the scenario's file and line.
+    const std::string tiny =
+        "format: 1\n"                                                                   // 1
+        "chaser:\n"                                                                     // 2
+        "  model:\n"                                                                    // 3
+        "    name: tiny\n"                                                              // 4
+        "    base: {mode: floating, mass: 10, inertia: {xx: 1, yy: 1, zz: 1}}\n"        // 5
+        "    links:\n"                                                                  // 6
+        "      - name: arm\n"                                                           // 7
+        "        mass: MASS\n"                                                          // 8
+        "        inertia: {xx: 0.1, yy: 0.1, zz: 0.1}\n"                                // 9
+        "        joint: {name: j1, type: revolute, parent: base, axis: [0, 0, 1]}\n";   // 10
+    auto with = [&](const std::string& mass) {
+      std::string t = tiny;
+      return t.replace(t.find("MASS"), 4, mass);
+    };
+    const LoadedScenario ok = loadScenario(f.write("tiny.yaml", with("2")));
+    QCOMPARE(ok.model.nbodies, 2);
+    QCOMPARE(ok.model.totalMass(), 12.0);
+    const std::string bad = f.write("tiny_bad.yaml", with("-2"));
+    EXPECT_LOAD_ERROR(loadScenario(bad), bad, 8, "mass");
+    const std::string unknown = f.write("tiny_key.yaml", with("2\n        mas: 3"));
+    EXPECT_LOAD_ERROR(loadScenario(unknown), unknown, 9, "did you mean");
+    // Both, or neither.
+    const std::string both = f.write("both.yaml", mutated("  initial:\n", "  model: {name: x}\n  initial:\n"));
+    EXPECT_LOAD_ERROR(loadScenario(both), both, 4, "exactly one of 'robot'");
+    const std::string neither = f.write("neither.yaml", "format: 1\nchaser:\n  base_mode: fixed\n");
+    EXPECT_LOAD_ERROR(loadScenario(neither), neither, 3, "exactly one of 'robot'");
+  }
+
+  // The editor's route: the document read with the overrides, then validated, is what
+  // loadScenario gives; the document is not changed by validation.
+  void Document_ReadThenValidate() {
+    Files f;
+    const std::string path = f.write("s.yaml", validScenario());
+    const YAML::Node doc = readScenarioDocument(path, {{"run.duration", "3"}});
+    QCOMPARE(doc["run"]["duration"].as<double>(), 3.0);
+    const LoadedScenario a = loadScenarioDocument(path, doc);
+    const LoadedScenario b = loadScenario(path, {{"run.duration", "3"}});
+    QCOMPARE(scenarioToYaml(a.scenario), scenarioToYaml(b.scenario));
+    QCOMPARE(a.scenario.run.duration, 3.0);
+    YAML::Emitter e;
+    e << doc;
+    QVERIFY2(std::string(e.c_str()).find("robot:") != std::string::npos, e.c_str());
+    QVERIFY(std::string(e.c_str()).find("model:") == std::string::npos);
+  }
+
   // Saving replaces the file in one rename; a failed save (no such directory) leaves no file
   // behind and says which.
   void Save_IsAtomicAndReportsFailures() {
