@@ -567,6 +567,7 @@ void MainWindow::showRow(int row) {
   manipulability_->setConfiguration(s.q);
   runner_->paths(row, path_actual_, path_planned_);
   scene_->setPaths(path_actual_, path_planned_);
+  manipulability_->setPaths(history_, row, path_actual_, path_planned_);
   view_->sceneChanged();
   shown_row_ = row;
   view_dirty_ = false;

@@ -10,6 +10,9 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/kinematics.hpp"
+
 namespace grapple::ui {
 
 ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
@@ -21,6 +24,11 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   jacobian_ = new QComboBox(this);
   jacobian_->addItem(tr("fixed base J_m"));
   jacobian_->addItem(tr("free-floating J*"));
+  space_ = new QComboBox(this);
+  space_->addItem(tr("joint space"));
+  space_->addItem(tr("arm plane"));
+  space_->setToolTip(tr("Over the two joints, or over the plane they move the hand in (blank: out of reach)"));
+  row->addWidget(space_);
   row->addWidget(new QLabel(tr("x"), this));
   row->addWidget(joint_a_);
   row->addWidget(new QLabel(tr("y"), this));
@@ -36,8 +44,16 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   scale->setType(QCPAxis::atRight);
   scale->axis()->setLabel(tr("w = sqrt(det J Jᵀ)"));
   color_->setColorScale(scale);
-  color_->setGradient(QCPColorGradient::gpThermal);
+  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // out of reach: the background
+  color_->setGradient(gradient);
   color_->setInterpolate(false);
+  actual_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
+  actual_->setPen(QPen(QColor(255, 140, 40), 2));
+  actual_->setName(tr("path"));
+  planned_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
+  planned_->setPen(QPen(QColor(120, 255, 120), 1.5, Qt::DashLine));
+  planned_->setName(tr("planned"));
   marker_ = plot_->addGraph();
   marker_->setLineStyle(QCPGraph::lsNone);
   marker_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(Qt::cyan, 2), Qt::NoBrush, 12));
@@ -55,6 +71,12 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   connect(joint_a_, &QComboBox::currentIndexChanged, this, restart);
   connect(joint_b_, &QComboBox::currentIndexChanged, this, restart);
   connect(jacobian_, &QComboBox::currentIndexChanged, this, restart);
+  connect(space_, &QComboBox::currentIndexChanged, this, [this, restart] {
+    actual_->data()->clear();
+    planned_->data()->clear();
+    restart();
+    setConfiguration(q_);
+  });
 }
 
 ManipulabilityPanel::~ManipulabilityPanel() {
@@ -128,7 +150,12 @@ void ManipulabilityPanel::setConfiguration(const Eigen::VectorXd& q) {
   }
   const int a = joint_a_->currentIndex(), b = joint_b_->currentIndex();
   if (a >= 0 && b >= 0) {
-    marker_xy_ = {q_[joint_q_[a]], q_[joint_q_[b]]};
+    if (space() == Space::kJoints) {
+      marker_xy_ = {q_[joint_q_[a]], q_[joint_q_[b]]};
+    } else {
+      updatePlaneNow();
+      marker_xy_ = toPlane(hand_now_);
+    }
     marker_->data()->clear();
     marker_->addData(marker_xy_.x(), marker_xy_.y());
   }
@@ -160,9 +187,37 @@ void ManipulabilityPanel::startMap() {
     return std::isfinite(x) ? x : (upper ? M_PI : -M_PI);
   };
   const double a0 = lim(a, false), a1 = lim(a, true), b0 = lim(b, false), b1 = lim(b, true);
-  pending_ = std::async(std::launch::async, [model = model_, q = q_, o = options(), a, b, a0, a1, b0, b1] {
-    return core::jointManipulabilityMap(*model, q, o, a, a0, a1, kGrid, b, b0, b1, kGrid, 2);
-  });
+  if (space() == Space::kJoints) {
+    pending_ = std::async(std::launch::async, [model = model_, q = q_, o = options(), a, b, a0, a1, b0, b1] {
+      return core::jointManipulabilityMap(*model, q, o, a, a0, a1, kGrid, b, b0, b1, kGrid, 2);
+    });
+  } else {
+    core::ArmPlane plane;
+    try {
+      plane = core::armPlane(*model_, q_, options(), a, b);
+    } catch (const std::exception&) {
+      return;  // not two revolute joints: no plane
+    }
+    // The plane in the frame of joint a's parent body, which carries it as the arm moves.
+    int body = 0;
+    for (int i = 1; i < model_->nbodies; ++i) {
+      if (model_->joint[i].nv == 1 && model_->joint[i].idx_v == a) body = model_->parent[i];
+    }
+    core::Data d(*model_, model_->hasFlexibleBodies());
+    core::forwardKinematics(*model_, d, q_);
+    const core::Transform& X = d.X_world[body];
+    plane_body_ = body;
+    plane_in_body_ = plane;
+    plane_in_body_.origin = X.R.transpose() * (plane.origin - X.p);
+    plane_in_body_.u = X.R.transpose() * plane.u;
+    plane_in_body_.v = X.R.transpose() * plane.v;
+    plane_now_ = plane;
+    const double r = 1.05 * plane.reach;
+    pending_ = std::async(std::launch::async, [model = model_, q = q_, o = options(), a, b, plane, r] {
+      return core::planeManipulabilityMap(*model, q, o, a, b, plane.origin, plane.u, plane.v, -r, r, kGrid, -r, r,
+                                          kGrid, 2);
+    });
+  }
   poll_->start();
 }
 
@@ -200,10 +255,84 @@ void ManipulabilityPanel::showMap(core::ManipulabilityMap map) {
     for (int j = 0; j < nb; ++j) color_->data()->setCell(i, j, m.yoshikawa(i, j));
   }
   color_->rescaleDataRange(true);
-  plot_->xAxis->setLabel(joint_a_->currentText() + tr(" [rad]"));
-  plot_->yAxis->setLabel(joint_b_->currentText() + tr(" [rad]"));
-  plot_->rescaleAxes();
+  if (space() == Space::kJoints) {
+    plot_->xAxis->setLabel(joint_a_->currentText() + tr(" [rad]"));
+    plot_->yAxis->setLabel(joint_b_->currentText() + tr(" [rad]"));
+  } else {
+    plot_->xAxis->setLabel(tr("s [m] (in the arm plane, from %1's axis)").arg(joint_a_->currentText()));
+    plot_->yAxis->setLabel(tr("t [m]"));
+  }
+  plot_->xAxis->setRange(m.a_values.front(), m.a_values.back());
+  plot_->yAxis->setRange(m.b_values.front(), m.b_values.back());
   plot_->replot();
+}
+
+ManipulabilityPanel::Space ManipulabilityPanel::space() const {
+  return space_->currentIndex() == 1 ? Space::kArmPlane : Space::kJoints;
+}
+
+void ManipulabilityPanel::setSpace(Space space) { space_->setCurrentIndex(space == Space::kArmPlane ? 1 : 0); }
+
+int ManipulabilityPanel::pathPoints(bool planned) const {
+  return (planned ? planned_ : actual_)->data()->size();
+}
+
+// The plane and the hand at the configuration shown.
+void ManipulabilityPanel::updatePlaneNow() {
+  if (!model_ || q_.size() != model_->nq || ee_frame_ < 0) return;
+  core::Data d(*model_, model_->hasFlexibleBodies());
+  core::forwardKinematics(*model_, d, q_);
+  const core::Transform& X = d.X_world[plane_body_];
+  plane_now_.origin = X.act(plane_in_body_.origin);
+  plane_now_.u = X.R * plane_in_body_.u;
+  plane_now_.v = X.R * plane_in_body_.v;
+  plane_now_.reach = plane_in_body_.reach;
+  hand_now_ = core::framePose(*model_, d, ee_frame_).p;
+}
+
+Eigen::Vector2d ManipulabilityPanel::toPlane(const core::Vector3& x) const {
+  return {(x - plane_now_.origin).dot(plane_now_.u), (x - plane_now_.origin).dot(plane_now_.v)};
+}
+
+void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std::vector<core::Vector3>& hand_actual,
+                                   const std::vector<core::Vector3>& hand_planned) {
+  if (!isVisible() || !model_) return;
+  QVector<double> x, y;
+  auto fill = [&](QCPCurve* curve) {
+    curve->setData(x, y);
+    x.clear();
+    y.clear();
+  };
+  if (space() == Space::kArmPlane) {
+    for (const core::Vector3& p : hand_actual) {
+      const Eigen::Vector2d st = toPlane(p);
+      x.push_back(st.x());
+      y.push_back(st.y());
+    }
+    fill(actual_);
+    for (const core::Vector3& p : hand_planned) {
+      const Eigen::Vector2d st = toPlane(p);
+      x.push_back(st.x());
+      y.push_back(st.y());
+    }
+    fill(planned_);
+  } else {
+    const std::string na = joint_a_->currentText().toStdString(), nb = joint_b_->currentText().toStdString();
+    const int n = std::min(row + 1, history.rows());
+    for (const char* kind : {".position", ".reference"}) {
+      const int ca = history.find("joint." + na + kind), cb = history.find("joint." + nb + kind);
+      if (ca >= 0 && cb >= 0) {
+        for (int k = 0; k < n; ++k) {
+          const double va = history.columns[ca][k], vb = history.columns[cb][k];
+          if (std::isnan(va) || std::isnan(vb)) continue;
+          x.push_back(va);
+          y.push_back(vb);
+        }
+      }
+      fill(std::string(kind) == ".position" ? actual_ : planned_);
+    }
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 }  // namespace grapple::ui

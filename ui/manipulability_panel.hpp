@@ -1,8 +1,12 @@
-// ManipulabilityPanel: Yoshikawa's manipulability of the arm over a grid of two joints (the others
-// at the configuration shown, modes at zero), as a colour map (QCPColorMap) with the current
-// configuration marked (thesis §8.1.2; core/analysis/manipulability). The map is computed on a
-// background thread and recomputed when the other joints have moved; the marker follows the
-// timeline. QCustomPlot is forward-declared: its header is heavy.
+// ManipulabilityPanel: Yoshikawa's manipulability of the arm (thesis §8.1.2;
+// core/analysis/manipulability) as a colour map (QCPColorMap), either over a grid of two joints
+// (the others at the configuration shown, modes at zero) or over the arm's plane of the workspace
+// (the plane the two joints move the hand in; unreachable points blank), with the current
+// configuration marked and the run's paths drawn on top: in joint space the joints' recorded path
+// and their references, in the plane the hand's path and the planned one (projected on the plane
+// as it is at the instant shown). The map is computed on a background thread and recomputed when
+// the other joints have moved; the marker follows the timeline. QCustomPlot is forward-declared:
+// its header is heavy.
 #pragma once
 
 #include <future>
@@ -12,10 +16,12 @@
 #include <QWidget>
 
 #include "core/analysis/manipulability.hpp"
+#include "ui/plot_panel.hpp"
 
 class QCustomPlot;
 class QCPColorMap;
 class QCPGraph;
+class QCPCurve;
 class QComboBox;
 class QTimer;
 
@@ -33,7 +39,16 @@ class ManipulabilityPanel : public QWidget {
   void setModel(const core::Model& model, int ee_frame);
   // The configuration shown: moves the marker; recomputes the map when the other joints moved.
   void setConfiguration(const Eigen::VectorXd& q);
+  // The run's paths up to the instant shown (drawn over the map; see the header comment).
+  void setPaths(const RunHistory& history, int row, const std::vector<core::Vector3>& hand_actual,
+                const std::vector<core::Vector3>& hand_planned);
 
+  enum class Space { kJoints, kArmPlane };
+  void setSpace(Space space);
+  Space space() const;
+  // The plane of the map shown (plane maps), in the inertial frame at the instant shown.
+  const core::ArmPlane& plane() const { return plane_now_; }
+  int pathPoints(bool planned) const;  // points of the drawn paths
   // For tests: waits for the map in progress (if any) and shows it.
   void finishPending();
   const core::ManipulabilityMap* map() const { return shown_ ? &shown_map_ : nullptr; }
@@ -48,11 +63,14 @@ class ManipulabilityPanel : public QWidget {
   void startMap();
   void poll();
   void showMap(core::ManipulabilityMap map);
+  void updatePlaneNow();
+  Eigen::Vector2d toPlane(const core::Vector3& x) const;
 
   QCustomPlot* plot_ = nullptr;
   QCPColorMap* color_ = nullptr;
   QCPGraph* marker_ = nullptr;
-  QComboBox *joint_a_ = nullptr, *joint_b_ = nullptr, *jacobian_ = nullptr;
+  QCPCurve *actual_ = nullptr, *planned_ = nullptr;
+  QComboBox *joint_a_ = nullptr, *joint_b_ = nullptr, *jacobian_ = nullptr, *space_ = nullptr;
   QTimer* poll_ = nullptr;
   std::shared_ptr<const core::Model> model_;
   int ee_frame_ = -1;
@@ -63,6 +81,11 @@ class ManipulabilityPanel : public QWidget {
   core::ManipulabilityMap shown_map_;
   bool shown_ = false, dirty_ = false;
   Eigen::Vector2d marker_xy_ = Eigen::Vector2d::Zero();
+  // Plane maps: the plane at the map's configuration in the frame of joint a's parent body (so it
+  // moves with the arm's shoulder), and in the inertial frame at the instant shown.
+  int plane_body_ = 0;
+  core::ArmPlane plane_in_body_, plane_now_;
+  core::Vector3 hand_now_ = core::Vector3::Zero();
 };
 
 }  // namespace grapple::ui

@@ -205,6 +205,35 @@ ManipulabilityMap planeManipulabilityMap(const Model& m, const Eigen::VectorXd& 
   return map;
 }
 
+ArmPlane armPlane(const Model& m, const Eigen::VectorXd& q, const ManipulabilityOptions& o, int joint_a, int joint_b) {
+  check(m, q, o);
+  auto bodyOf = [&](int v_index) {
+    for (int b = 1; b < m.nbodies; ++b) {
+      if (m.joint[b].nv == 1 && m.joint[b].idx_v == v_index && m.joint[b].type == JointType::kRevolute) return b;
+    }
+    throw std::invalid_argument("manipulability: coordinate " + std::to_string(v_index) + " is not a revolute joint");
+  };
+  const int ba = bodyOf(joint_a), bb = bodyOf(joint_b);
+  Data data(m, m.hasFlexibleBodies());
+  forwardKinematics(m, data, q);
+  // A revolute joint's body frame turns about the axis through its origin: the axis has the same
+  // components in the joint and body frames.
+  const Vector3 axis = (data.X_world[ba].R * m.joint[ba].axis).normalized();
+  ArmPlane plane;
+  const Vector3 hand = framePose(m, data, o.frame).act(o.point);
+  // On joint a's axis, level with the hand: turning a and b keeps the hand in this plane.
+  plane.origin = data.X_world[ba].p + axis * axis.dot(hand - data.X_world[ba].p);
+  const Vector3 elbow = data.X_world[bb].p;
+  auto inPlane = [&](const Vector3& x) { return Vector3(x - axis * axis.dot(x)); };
+  Vector3 u = inPlane(hand - plane.origin);
+  if (u.norm() < 1e-9) u = inPlane(elbow - plane.origin);
+  if (u.norm() < 1e-9) u = inPlane(axis.unitOrthogonal());
+  plane.u = u.normalized();
+  plane.v = axis.cross(plane.u);
+  plane.reach = inPlane(elbow - plane.origin).norm() + inPlane(hand - elbow).norm();
+  return plane;
+}
+
 ManipulabilityEllipsoid manipulabilityEllipsoid(const Model& m, const Eigen::VectorXd& q, const ManipulabilityOptions& o) {
   const Eigen::JacobiSVD<Eigen::MatrixXd> svd(manipulabilityJacobian(m, q, o), Eigen::ComputeThinU);
   return {svd.singularValues(), svd.matrixU()};

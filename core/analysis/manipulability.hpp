@@ -61,6 +61,18 @@ ManipulabilityMap planeManipulabilityMap(const Model& model, const Eigen::Vector
                                          const Vector3& v, double s_min, double s_max, int ns, double t_min,
                                          double t_max, int nt, int threads = 2);
 
+// The plane in which two revolute joints with parallel axes move the hand (the thesis' arm plane,
+// Fig. 8.3): normal to joint a's axis, through the hand (the hand stays in it as a and b turn);
+// origin on a's axis, u from there to the hand, v = axis × u. reach: the farthest the two joints can put the hand from the origin
+// (|origin→b| + |b→hand|, in the plane). Throws std::invalid_argument if a or b is not a revolute
+// joint.
+struct ArmPlane {
+  Vector3 origin = Vector3::Zero(), u = Vector3::UnitX(), v = Vector3::UnitY();
+  double reach = 0;  // [m]
+};
+ArmPlane armPlane(const Model& model, const Eigen::VectorXd& q, const ManipulabilityOptions& options, int joint_a,
+                  int joint_b);
+
 // The manipulability ellipsoid of the task velocities {J q̇ : |q̇| <= 1}: its semi-axes (radii,
 // decreasing: the singular values) and directions (columns, in the task's rows' axes).
 struct ManipulabilityEllipsoid {

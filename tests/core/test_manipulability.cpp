@@ -98,6 +98,47 @@ class TestManipulability : public QObject {
 
   // The generalized Jacobian's map: the same values one by one, on one thread or two, and the
   // measure of J* = J_m - J_0 H_0⁻¹ H_0m built here from the frame Jacobian and the mass matrix.
+  // The arm plane of the planar arm: the x-y plane through joint 1 (the base's origin here), u
+  // towards the hand, reach l1 + l2; and of the MDA arm: normal to joints 2 and 3's parallel
+  // axes, and the plane map in it reaches the hand's own point with the arm's own manipulability.
+  void ArmPlane_PlanarAndMda() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
+    ManipulabilityOptions o;
+    o.frame = m.frameId("payload");
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+    q[m.joint[m.bodyOfJoint("joint1")].idx_q] = 0.4;
+    q[m.joint[m.bodyOfJoint("joint2")].idx_q] = 1.0;
+    const int j1 = m.joint[m.bodyOfJoint("joint1")].idx_v, j2 = m.joint[m.bodyOfJoint("joint2")].idx_v;
+    const ArmPlane p = armPlane(m, q, o, j1, j2);
+    const double phi = 0.4 + std::atan2(l2 * std::sin(1.0), l1 + l2 * std::cos(1.0));
+    QVERIFY(p.origin.norm() < 1e-12);
+    QVERIFY((p.u - Vector3(std::cos(phi), std::sin(phi), 0)).norm() < 1e-12);
+    QVERIFY((p.v - Vector3(-std::sin(phi), std::cos(phi), 0)).norm() < 1e-12);
+    QVERIFY(std::abs(p.reach - (l1 + l2)) < 1e-12);
+
+    const Model mda = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
+    ManipulabilityOptions om;
+    om.frame = mda.frameId("tool");
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(mda.nq);
+    x[3] = 1;
+    x[mda.joint[mda.bodyOfJoint("joint2")].idx_q] = 0.9;
+    x[mda.joint[mda.bodyOfJoint("joint3")].idx_q] = -1.4;
+    const int a = mda.joint[mda.bodyOfJoint("joint2")].idx_v, b = mda.joint[mda.bodyOfJoint("joint3")].idx_v;
+    const ArmPlane mp = armPlane(mda, x, om, a, b);
+    QVERIFY(std::abs(mp.u.dot(mp.v)) < 1e-12 && std::abs(mp.u.norm() - 1) < 1e-12 && std::abs(mp.v.norm() - 1) < 1e-12);
+    // The map's cell at the hand's own (s, t) holds the manipulability of x itself.
+    Data d(mda);
+    forwardKinematics(mda, d, x);
+    const Vector3 hand = framePose(mda, d, om.frame).p;
+    const double s0 = (hand - mp.origin).dot(mp.u), t0 = (hand - mp.origin).dot(mp.v);
+    const double off = std::abs((hand - mp.origin).dot(mp.u.cross(mp.v)));
+    qInfo("MDA arm plane: hand at s = %.4f, t = %.1e m, %.1e m off the plane, reach %.3f m", s0, t0, off, mp.reach);
+    QVERIFY(std::abs(t0) < 1e-12 && off < 1e-12);  // u points at the hand, in the plane
+    QVERIFY(s0 > 0 && s0 < mp.reach);
+    const ManipulabilityMap map = planeManipulabilityMap(mda, x, om, a, b, mp.origin, mp.u, mp.v, s0, s0, 1, t0, t0, 1, 1);
+    QVERIFY(std::abs(map.yoshikawa(0, 0) - manipulability(mda, x, om).yoshikawa) < 1e-9 * manipulability(mda, x, om).yoshikawa);
+  }
+
   void FreeFloating_GeneralizedMap() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
     ManipulabilityOptions o;

@@ -442,7 +442,42 @@ class TestGui : public QObject {
     QVERIFY(std::abs(map->yoshikawa(17, 42) - w) <= 1e-9 * w);
     if (auto* dock = qobject_cast<QDockWidget*>(p->parentWidget())) dock->raise();
     QTest::qWait(200);
+    window_->tick();
+    QTRY_VERIFY(p->isVisible());
+    // Joint space: the joints' recorded path, one point per row shown.
+    window_->timeline()->setRow(window_->runner()->rows() - 2);
+    window_->tick();
+    QCOMPARE(p->pathPoints(false), window_->runner()->rows() - 1);
     p->grab().save(GRAPPLE_BINARY_DIR "/test_gui_manipulability.png");
+
+    // The arm plane: reachable inside the arm's reach (finite cells), blank beyond; the marker is
+    // the hand, in reach, on a reachable cell; the hand's path and the plan drawn over it.
+    p->setSpace(ui::ManipulabilityPanel::Space::kArmPlane);
+    p->finishPending();
+    window_->timeline()->setRow(window_->runner()->rows() - 1);
+    window_->tick();
+    const core::ManipulabilityMap* plane = p->map();
+    QVERIFY(plane != nullptr);
+    int finite = 0, blank = 0;
+    for (int i = 0; i < plane->yoshikawa.rows(); ++i) {
+      for (int j = 0; j < plane->yoshikawa.cols(); ++j) std::isnan(plane->yoshikawa(i, j)) ? ++blank : ++finite;
+    }
+    const Eigen::Vector2d hand = p->marker();
+    const double reach = p->plane().reach;
+    const double cell = plane->a_values[1] - plane->a_values[0];
+    const int ci = int(std::lround((hand.x() - plane->a_values[0]) / cell)),
+              cj = int(std::lround((hand.y() - plane->b_values[0]) / cell));
+    qInfo("arm-plane map: %d cells in reach, %d out; reach %.3f m; hand at (%.3f, %.3f) m", finite, blank, reach, hand.x(), hand.y());
+    QVERIFY(finite > 200 && blank > 200);
+    QVERIFY(hand.norm() < reach);
+    QVERIFY(ci >= 0 && ci < ui::ManipulabilityPanel::kGrid && cj >= 0 && cj < ui::ManipulabilityPanel::kGrid);
+    QVERIFY(!std::isnan(plane->yoshikawa(ci, cj)));
+    QCOMPARE(p->pathPoints(false), window_->runner()->rows());
+    QVERIFY(p->pathPoints(true) > 0);
+    QTest::qWait(100);  // the queued replot
+    p->grab().save(GRAPPLE_BINARY_DIR "/test_gui_manipulability_plane.png");
+    p->setSpace(ui::ManipulabilityPanel::Space::kJoints);
+    p->finishPending();
   }
 
   void plotsExportPngPdfCsv() {
