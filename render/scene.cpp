@@ -21,6 +21,7 @@
 #include <osg/Switch>
 
 #include "core/analysis/manipulability.hpp"
+#include "core/dynamics/configuration.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/math/rotation.hpp"
@@ -175,7 +176,8 @@ struct CaptureScene::Impl {
   std::vector<PlateVisual> plates;
   osg::ref_ptr<osg::MatrixTransform> debris_xf, com_xf, earth_xf;
   osg::ref_ptr<osg::MatrixTransform> v_base_xf, v_debris_xf, p_xf, l_xf, ellipsoid_xf;
-  osg::ref_ptr<osg::Switch> frames_sw, vel_sw, mom_sw, com_sw, paths_sw, stars_sw, earth_sw, ellipsoid_sw;
+  osg::ref_ptr<osg::Switch> frames_sw, vel_sw, mom_sw, com_sw, paths_sw, stars_sw, earth_sw, ellipsoid_sw, workspace_sw;
+  std::vector<Vector3> workspace_points;  // in the base's frame
   Eigen::Matrix3d ellipsoid_axes = Eigen::Matrix3d::Zero();
   osg::ref_ptr<osg::Geometry> path_actual, path_planned;
 
@@ -193,6 +195,7 @@ struct CaptureScene::Impl {
   void updatePlate(PlateVisual& p, const Eigen::VectorXd& q);
   void placeArrow(osg::MatrixTransform* xf, const Vector3& at, const Vector3& vec, double length);
   void applyOptions();
+  void buildWorkspace();
 };
 
 // A mesh of assets/meshes, read once and shared by every place that draws it.
@@ -297,6 +300,9 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   }
   ellipsoid_sw->addChild(ellipsoid_xf, false);
   root->addChild(ellipsoid_sw);
+  workspace_sw = new osg::Switch;
+  workspace_sw->setName("workspace");
+  body_xf[0]->addChild(workspace_sw);
 
   paths_sw = new osg::Switch;
   osg::ref_ptr<osg::Geode> paths = new osg::Geode;
@@ -675,6 +681,29 @@ void CaptureScene::Impl::applyOptions() {
   stars_sw->setValue(0, options.stars);
   earth_sw->setValue(0, options.earth);
   ellipsoid_sw->setValue(0, options.ellipsoid);
+  if (options.workspace && workspace_points.empty() && ee_frame >= 0) buildWorkspace();
+  if (workspace_sw->getNumChildren() > 0) workspace_sw->setValue(0, options.workspace);
+}
+
+// The workspace cloud, sampled once (the joints within their limits, the base at rest at the
+// origin, modes at zero: core::workspaceCloud) and hung under the base, which carries it.
+void CaptureScene::Impl::buildWorkspace() {
+  workspace_points = core::workspaceCloud(model, core::neutralConfiguration(model), ee_frame, kWorkspaceSamples);
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  for (const Vector3& p : workspace_points) v->push_back(osg::Vec3(p.x(), p.y(), p.z()));
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  g->setName("workspace");
+  g->setVertexArray(v);
+  osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+  c->push_back(osg::Vec4(0.45f, 0.85f, 1.0f, 0.45f));
+  g->setColorArray(c, osg::Array::BIND_OVERALL);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_POINTS, 0, static_cast<int>(v->size())));
+  osg::StateSet* ss = g->getOrCreateStateSet();
+  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+  ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ss->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  ss->setAttribute(new osg::Point(2.0f));
+  workspace_sw->addChild(g, options.workspace);
 }
 
 CaptureScene::CaptureScene(const core::Model& model, const core::Scenario& scenario, const std::string& asset_dir)
@@ -765,6 +794,7 @@ void CaptureScene::setPaths(const std::vector<Vector3>& actual, const std::vecto
 }
 
 Eigen::Matrix3d CaptureScene::ellipsoidAxes() const { return impl_->ellipsoid_axes; }
+const std::vector<Vector3>& CaptureScene::workspacePoints() const { return impl_->workspace_points; }
 
 Vector3 CaptureScene::endEffectorPosition() const {
   const Impl& m = *impl_;

@@ -36,6 +36,7 @@ struct SceneOptions {
   bool stars = true;        // starfield
   bool earth = true;        // arrow towards the Earth
   bool ellipsoid = false;   // the hand's manipulability ellipsoid (position, free-floating J* or J_m)
+  bool workspace = false;   // the arm's workspace: a cloud of the hand's reachable points, carried by the base
 };
 
 // Colours of the main parts, for the tests that look at the pixels (RGB 0-1).
@@ -76,6 +77,9 @@ class CaptureScene {
   // After update, with options.ellipsoid: the semi-axes drawn (columns, inertial, [m]: the
   // ellipsoid {J q̇ : |q̇| <= 1} of the rigid-equivalent arm, scaled by 1 s); empty otherwise.
   Eigen::Matrix3d ellipsoidAxes() const;
+  // The workspace cloud's points in the base's frame (empty until first shown).
+  const std::vector<core::Vector3>& workspacePoints() const;
+  static constexpr int kWorkspaceSamples = 6000;
   core::Vector3 basePosition() const;
   core::Vector3 debrisPosition() const;   // the base's if there is no debris
   double sceneRadius() const;             // radius of a sphere holding the chaser and the debris

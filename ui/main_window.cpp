@@ -318,7 +318,8 @@ void MainWindow::buildMenus() {
                             {tr("End-effector paths"), &render::SceneOptions::paths},
                             {tr("Stars"), &render::SceneOptions::stars},
                             {tr("Earth direction"), &render::SceneOptions::earth},
-                            {tr("Manipulability ellipsoid"), &render::SceneOptions::ellipsoid}};
+                            {tr("Manipulability ellipsoid"), &render::SceneOptions::ellipsoid},
+                            {tr("Workspace (reachable points)"), &render::SceneOptions::workspace}};
   for (const Toggle& t : toggles) {
     QAction* a = show->addAction(t.name);
     a->setCheckable(true);
@@ -376,9 +377,9 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   for (const std::string& w : scene_->warnings()) statusBar()->showMessage(QString::fromStdString(w), 10000);
   // Keep the overlay choices of the menu.
   render::SceneOptions o;
-  bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth, &o.ellipsoid};
+  bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth, &o.ellipsoid, &o.workspace};
   const QList<QAction*> toggles = show_menu_->actions();
-  for (int k = 0; k < 8 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
+  for (int k = 0; k < 9 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
   scene_->setOptions(o);
   history_ = RunHistory{};
   history_.channels = runner_->channels();

@@ -33,12 +33,13 @@ Commands:
         Natural frequencies of the flexible bodies: each alone (clamped-loaded segments,
         appendages) and coupled in the whole model linearized at its neutral configuration.
   video [SCENARIO] --out FILE.mp4 [--size WxH] [--fps F] [--speed X] [--start S] [--end S]
-        [--camera scene|hand|base|debris] [--exaggeration K] [--msaa N] [--crf Q] [--frames]
+        [--camera scene|hand|base|debris] [--exaggeration K] [--msaa N] [--crf Q] [--show LIST]
         [--set KEY=VALUE]... [--duration S] [--quiet]
         Simulate the scenario and render the run off-screen (no display needed) to an MP4 (H.264,
         encoded by ffmpeg): 1280x720 at 30 fps by default, X simulated seconds per second of video
         (default 1), from S to S. With --frame T and --out FILE.png: one picture of the instant T,
-        at any size.
+        at any size. --show: overlays, e.g. frames,ellipsoid,workspace,no-stars (paths, com,
+        stars and earth are on by default).
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.

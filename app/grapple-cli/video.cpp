@@ -76,8 +76,26 @@ int runVideo(const std::vector<std::string>& args) {
       o.samples = static_cast<int>(number(a, next()));
     } else if (a == "--crf") {
       o.crf = static_cast<int>(number(a, next()));
-    } else if (a == "--frames") {
-      o.scene.frames = true;
+    } else if (a == "--show") {
+      // A comma-separated list of overlays; "no-X" hides X.
+      std::string list = next();
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        std::string item = list.substr(at, comma - at);
+        at = comma + 1;
+        const bool on = item.rfind("no-", 0) != 0;
+        if (!on) item = item.substr(3);
+        bool* flag = item == "frames" ? &o.scene.frames : item == "velocities" ? &o.scene.velocities
+                   : item == "momentum" ? &o.scene.momentum : item == "com" ? &o.scene.com
+                   : item == "paths" ? &o.scene.paths : item == "stars" ? &o.scene.stars
+                   : item == "earth" ? &o.scene.earth : item == "ellipsoid" ? &o.scene.ellipsoid
+                   : item == "workspace" ? &o.scene.workspace : nullptr;
+        if (flag == nullptr) {
+          throw UsageError("--show: unknown overlay '" + item + "' (frames, velocities, momentum, com, paths, "
+                           "stars, earth, ellipsoid, workspace; no-X hides X)");
+        }
+        *flag = on;
+      }
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
     } else if (scenario.empty() && a.rfind("--", 0) != 0) {

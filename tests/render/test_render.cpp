@@ -10,8 +10,10 @@
 #include <osg/Geometry>
 #include <osg/MatrixTransform>
 #include <osg/NodeVisitor>
+#include <osg/Switch>
 
 #include "core/analysis/manipulability.hpp"
+#include "core/dynamics/configuration.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/scenario_yaml.hpp"
@@ -144,6 +146,59 @@ class TestRender : public QObject {
           A.col(1).norm(), A.col(2).norm());
     QVERIFY(err < 1e-12);
     QVERIFY(A.col(0).norm() >= A.col(1).norm() && A.col(1).norm() >= A.col(2).norm());
+  }
+
+  // The workspace cloud: drawn under the base (it moves with it), one point per sample, each a
+  // hand position the arm can reach — within the chain's length from the shoulder (the triangle
+  // inequality over the joint origins, an independent bound), and filling it out to near there.
+  void workspaceCloudIsCarriedByTheBase() {
+    const core::Model& m = loaded_.model;
+    render::CaptureScene scene(m, loaded_.scenario);
+    QVERIFY(scene.workspacePoints().empty());  // not computed until shown
+    render::SceneOptions o = scene.options();
+    o.workspace = true;
+    scene.setOptions(o);
+    render::Snapshot s = deformedState();
+    s.q.head<3>() = Vector3(1.0, -2.0, 0.5);
+    s.q.segment<4>(3) = Eigen::Vector4d(std::cos(0.3), 0, 0, std::sin(0.3));  // turned 0.6 rad about z
+    scene.update(s);
+    const auto& pts = scene.workspacePoints();
+    QCOMPARE(int(pts.size()), render::CaptureScene::kWorkspaceSamples);
+    Collector c;
+    scene.root()->accept(c);
+    osg::Geometry* cloud = nullptr;
+    for (osg::Geometry* g : c.geometries["body:0"]) {
+      if (g->getName() == "workspace") cloud = g;
+    }
+    QVERIFY(cloud != nullptr);
+    const auto* v = static_cast<const osg::Vec3Array*>(cloud->getVertexArray());
+    QCOMPARE(int(v->size()), int(pts.size()));
+    core::Data data(m, true);
+    core::forwardKinematics(m, data, s.q);
+    const osg::MatrixTransform* base = c.named["body:0"];
+    double worst = 0;
+    for (int k = 0; k < int(pts.size()); k += 97) {
+      worst = std::max(worst, (world(base, (*v)[k]) - data.X_world[0].act(pts[k])).norm());
+    }
+    QVERIFY(worst < 1e-5);
+    // The chain from joint 1 to the tool, at rest: the sum of the distances between successive
+    // joint origins (and to the tool) bounds the reach from the shoulder.
+    const int tool = m.frameId("tool");
+    core::Data rest(m, true);
+    core::forwardKinematics(m, rest, core::neutralConfiguration(m));
+    std::vector<int> chain;
+    for (int b = m.frames[tool].body; b > 0; b = m.parent[b]) chain.push_back(b);
+    double bound = (core::framePose(m, rest, tool).p - rest.X_world[chain.front()].p).norm();
+    for (std::size_t k = 0; k + 1 < chain.size(); ++k) bound += (rest.X_world[chain[k]].p - rest.X_world[chain[k + 1]].p).norm();
+    const Vector3 shoulder = rest.X_world[chain.back()].p;  // base at rest: base frame = inertial
+    double far = 0;
+    for (const Vector3& p : pts) far = std::max(far, (p - shoulder).norm());
+    qInfo("workspace cloud: %d points, farthest %.3f m from the shoulder (chain length %.3f m)", int(pts.size()), far, bound);
+    QVERIFY(far <= bound + 1e-9);
+    QVERIFY(far > 0.9 * bound);
+    o.workspace = false;
+    scene.setOptions(o);
+    QVERIFY(!static_cast<osg::Switch*>(cloud->getParent(0))->getValue(0));
   }
 
   void segmentTubeEndsAtTheBodyOnItsDeformedTip() {
