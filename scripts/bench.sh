@@ -7,3 +7,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
 build/tests/grapple_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true \
   --benchmark_display_aggregates_only=true "$@" 2>&1 | grep -E "Benchmark|---|_median"
+# Off-screen frames and the video export (real time: ffmpeg encodes in another process).
+if [ -x build/tests/grapple_render_bench ]; then
+  build/tests/grapple_render_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_display_aggregates_only=true "$@" 2>&1 | grep -E "Benchmark|---|_median"
+fi
