@@ -66,7 +66,7 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   auto restart = [this] {
     shown_ = false;
     dirty_ = true;
-    if (!pending_.valid()) startMap();
+    if (!pending_.valid() && isVisible()) startMap();
   };
   connect(joint_a_, &QComboBox::currentIndexChanged, this, restart);
   connect(joint_b_, &QComboBox::currentIndexChanged, this, restart);
@@ -168,7 +168,8 @@ void ManipulabilityPanel::setConfiguration(const Eigen::VectorXd& q) {
   } else {
     dirty_ = true;
   }
-  if (dirty_ && !pending_.valid()) startMap();
+  // Maps are computed only for a panel on screen (both cores for a moment); a hidden one waits.
+  if (dirty_ && !pending_.valid() && isVisible()) startMap();
   if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -237,7 +238,13 @@ void ManipulabilityPanel::poll() {
   else poll_->stop();
 }
 
+void ManipulabilityPanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (dirty_ && !pending_.valid()) startMap();
+}
+
 void ManipulabilityPanel::finishPending() {
+  if (dirty_ && !pending_.valid()) startMap();
   while (pending_.valid()) {
     pending_.wait();
     poll();

@@ -49,7 +49,8 @@ class ManipulabilityPanel : public QWidget {
   // The plane of the map shown (plane maps), in the inertial frame at the instant shown.
   const core::ArmPlane& plane() const { return plane_now_; }
   int pathPoints(bool planned) const;  // points of the drawn paths
-  // For tests: waits for the map in progress (if any) and shows it.
+  // Waits for the map in progress (starting it if the configuration moved, even hidden) and shows
+  // it; for tests and exports.
   void finishPending();
   const core::ManipulabilityMap* map() const { return shown_ ? &shown_map_ : nullptr; }
   Eigen::Vector2d marker() const { return marker_xy_; }
@@ -57,6 +58,9 @@ class ManipulabilityPanel : public QWidget {
   int jointB() const;
   core::ManipulabilityOptions options() const;
   static constexpr int kGrid = 80;
+
+ protected:
+  void showEvent(QShowEvent* e) override;
 
  private:
   void fillJointChoices();

@@ -293,13 +293,8 @@ bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eig
     // The AOCS as a PD torque H_ωω (kp e + kd ω) on the bus rotation (v[3..5]); its translation free.
     const auto& ac = *s.chaser.attitude_control;
     const std::vector<int> rot{3, 4, 5};
-    g.Kp(rot, rot) = ac.kp * D(rot, rot);
-    g.Kd(rot, rot) = ac.kd * D(rot, rot);
-    for (int k : rot) {
-      g.actuated.push_back(k);
-      g.template_omega.push_back(kOmegaBus);
-      g.template_xi.push_back(kXiTemplate);
-    }
+    core::addPdLoops(g, D, rot, Eigen::Vector3d::Constant(ac.kp), Eigen::Vector3d::Constant(ac.kd), true, kOmegaBus,
+                     kXiTemplate);
     parts << QObject::tr("bus attitude PD");
   }
   if (arm) {
@@ -324,19 +319,7 @@ bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eig
       kd = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(idx.size()), arm->kd);
       parts << QObject::tr("joint path PD (as D(q) diag(kp), diag(kd))");
     }
-    Eigen::MatrixXd P = kp.asDiagonal(), V = kd.asDiagonal();
-    if (centralized) {
-      const Eigen::MatrixXd Dmm = D(idx, idx);
-      P = Dmm * P;
-      V = Dmm * V;
-    }
-    g.Kp(idx, idx) = P;
-    g.Kd(idx, idx) = V;
-    for (int j : idx) {
-      g.actuated.push_back(j);
-      g.template_omega.push_back(kOmegaArm);
-      g.template_xi.push_back(kXiTemplate);
-    }
+    core::addPdLoops(g, D, idx, kp, kd, centralized, kOmegaArm, kXiTemplate);
   }
   if (description) *description = parts.join(" + ");
   return true;
@@ -426,13 +409,24 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   delay_->setSingleShot(true);
   delay_->setInterval(300);
   connect(delay_, &QTimer::timeout, this, [this] {
-    if (isVisible()) refreshAnalysis();
+    if (!isVisible()) return;
+    if (pending_.valid()) {
+      again_ = true;  // computed again from the newest inputs when this one is done
+      return;
+    }
+    pending_ = std::async(std::launch::async, analysisJob());
+    poll_->start();
   });
+  poll_ = new QTimer(this);
+  poll_->setInterval(30);
+  connect(poll_, &QTimer::timeout, this, &TuningPanel::pollAnalysis);
   connect(window_, &MainWindow::scenarioReplaced, this, &TuningPanel::rebuild);
   connect(window_->timeline(), &Timeline::rowChanged, this, [this](int) { scheduleAnalysis(); });
 }
 
-TuningPanel::~TuningPanel() = default;
+TuningPanel::~TuningPanel() {
+  if (pending_.valid()) pending_.wait();
+}
 
 int TuningPanel::pageCount() const { return static_cast<int>(pages_.size()); }
 
@@ -587,30 +581,60 @@ void TuningPanel::scheduleAnalysis() {
   if (!delay_->isActive()) delay_->start();
 }
 
-void TuningPanel::refreshAnalysis() {
-  has_loop_ = false;
-  analysis_ = core::ClosedLoopAnalysis{};
+std::function<TuningPanel::AnalysisResult()> TuningPanel::analysisJob() const {
   SimRunner* runner = window_->runner();
-  QString description;
-  if (runner && !pages_.empty()) {
-    const render::Snapshot snap = runner->snapshot(std::max(0, window_->timeline()->row()));
-    const core::Model& m = window_->loaded().model;
-    q_ = snap.q;
+  if (!runner || pages_.empty()) return [] { return AnalysisResult{}; };
+  const render::Snapshot snap = runner->snapshot(std::max(0, window_->timeline()->row()));
+  auto model = std::make_shared<const core::Model>(window_->loaded().model);
+  return [model, snap, scenario = formScenario()] {
+    const core::Model& m = *model;
+    AnalysisResult r;
+    r.q = snap.q;
     for (const core::FlexibleBody& f : m.flex) {
-      if (f.nf > 0) q_.segment(f.idx_q, f.nf).setZero();
+      if (f.nf > 0) r.q.segment(f.idx_q, f.nf).setZero();
     }
     try {
-      has_loop_ = scenarioClosedLoop(formScenario(), m, q_, snap.time, gains_, &description);
-      if (has_loop_) analysis_ = core::analyzeClosedLoop(m, q_, gains_, 1e-3, 1e3, 200);
-      description = tr("<b>Closed loop at t = %1 s</b>: %2").arg(snap.time, 0, 'f', 2).arg(description);
+      r.has_loop = scenarioClosedLoop(scenario, m, r.q, snap.time, r.gains, &r.description);
+      if (r.has_loop) r.analysis = core::analyzeClosedLoop(m, r.q, r.gains, 1e-3, 1e3, 200);
+      r.description = QObject::tr("<b>Closed loop at t = %1 s</b>: %2").arg(snap.time, 0, 'f', 2).arg(r.description);
     } catch (const std::exception& e) {
-      has_loop_ = false;
-      description = tr("No closed-loop analysis: %1").arg(QString::fromStdString(e.what()).toHtmlEscaped());
+      r.has_loop = false;
+      r.description = QObject::tr("No closed-loop analysis: %1").arg(QString::fromStdString(e.what()).toHtmlEscaped());
     }
-  }
+    return r;
+  };
+}
+
+void TuningPanel::refreshAnalysis() {
+  if (pending_.valid()) pending_.wait();  // its result is older than this one
+  pending_ = {};
+  again_ = false;
+  applyAnalysis(analysisJob()());
+}
+
+void TuningPanel::applyAnalysis(AnalysisResult r) {
+  has_loop_ = r.has_loop;
+  gains_ = std::move(r.gains);
+  analysis_ = std::move(r.analysis);
+  q_ = std::move(r.q);
   loop_box_->setVisible(has_loop_);
-  drawAnalysis(description);
+  drawAnalysis(r.description);
   emit analysisUpdated();
+}
+
+void TuningPanel::pollAnalysis() {
+  if (!pending_.valid()) {
+    poll_->stop();
+    return;
+  }
+  if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  applyAnalysis(pending_.get());
+  if (again_) {
+    again_ = false;
+    pending_ = std::async(std::launch::async, analysisJob());
+  } else {
+    poll_->stop();
+  }
 }
 
 void TuningPanel::drawAnalysis(const QString& description) {

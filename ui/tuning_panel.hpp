@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,7 +95,8 @@ class TuningPanel : public QWidget {
   const QString& lastError() const { return last_error_; }
 
   // The closed loop of the form's gains at the instant shown, recomputed now (also done on every
-  // edit and timeline move, after a short delay). hasClosedLoop(): the scenario has a PD loop.
+  // edit and timeline move, after a short delay, on a background thread: the GUI never waits on
+  // it). hasClosedLoop(): the scenario has a PD loop.
   void refreshAnalysis();
   bool hasClosedLoop() const { return has_loop_; }
   const core::ClosedLoopGains& closedLoopGains() const { return gains_; }
@@ -112,6 +114,18 @@ class TuningPanel : public QWidget {
   core::Scenario formScenario() const;  // the working copy with the form's values (unvalidated)
   void scheduleAnalysis();
   void drawAnalysis(const QString& description);
+  // The analysis' inputs taken now (the form, the instant shown) and the work, which may run on
+  // another thread; applyAnalysis() shows a result.
+  struct AnalysisResult {
+    bool has_loop = false;
+    core::ClosedLoopGains gains;
+    core::ClosedLoopAnalysis analysis;
+    Eigen::VectorXd q;
+    QString description;
+  };
+  std::function<AnalysisResult()> analysisJob() const;
+  void applyAnalysis(AnalysisResult r);
+  void pollAnalysis();
 
   MainWindow* window_;
   core::Scenario base_;             // the open scenario, joint_pd defaults filled in
@@ -127,6 +141,9 @@ class TuningPanel : public QWidget {
   QCustomPlot* poles_plot_ = nullptr;
   QCustomPlot* bode_plot_ = nullptr;
   QTimer* delay_ = nullptr;
+  QTimer* poll_ = nullptr;
+  std::future<AnalysisResult> pending_;
+  bool again_ = false;  // inputs changed while a result was being computed
   QString last_error_;
   bool has_loop_ = false;
   core::ClosedLoopGains gains_;

@@ -14,6 +14,23 @@
 
 namespace grapple::core {
 
+void addPdLoops(ClosedLoopGains& g, const Eigen::MatrixXd& D, const std::vector<int>& channels,
+                const Eigen::VectorXd& kp, const Eigen::VectorXd& kd, bool centralized, double omega, double xi) {
+  Eigen::MatrixXd P = kp.asDiagonal(), V = kd.asDiagonal();
+  if (centralized) {
+    const Eigen::MatrixXd Dc = D(channels, channels);
+    P = Dc * P;
+    V = Dc * V;
+  }
+  g.Kp(channels, channels) = P;
+  g.Kd(channels, channels) = V;
+  for (int j : channels) {
+    g.actuated.push_back(j);
+    g.template_omega.push_back(omega);
+    g.template_xi.push_back(xi);
+  }
+}
+
 ClosedLoopGains thesisGains(const Model& m, const Eigen::VectorXd& q0, double omega_b, double xi_b,
                             const std::vector<double>& joint_kp, const std::vector<double>& joint_kd, bool centralized,
                             double omega_m, double xi_m) {
@@ -25,13 +42,8 @@ ClosedLoopGains thesisGains(const Model& m, const Eigen::VectorXd& q0, double om
   g.Kd = Eigen::MatrixXd::Zero(m.nv, m.nv);
   const int nb = m.base_mode == BaseMode::kFixed ? 0 : 6;
   if (nb) {
-    g.Kp.topLeftCorner(6, 6) = omega_b * omega_b * D.topLeftCorner(6, 6);
-    g.Kd.topLeftCorner(6, 6) = 2 * xi_b * omega_b * D.topLeftCorner(6, 6);
-    for (int k = 0; k < 6; ++k) {
-      g.actuated.push_back(k);
-      g.template_omega.push_back(omega_b);
-      g.template_xi.push_back(xi_b);
-    }
+    addPdLoops(g, D, {0, 1, 2, 3, 4, 5}, Vector6::Constant(omega_b * omega_b), Vector6::Constant(2 * xi_b * omega_b),
+               true, omega_b, xi_b);
   }
   std::vector<int> joints;
   for (int b = 1; b < m.nbodies; ++b) {
@@ -41,24 +53,9 @@ ClosedLoopGains thesisGains(const Model& m, const Eigen::VectorXd& q0, double om
   if (joint_kp.size() != joints.size() || joint_kd.size() != joints.size()) {
     throw std::invalid_argument("closed loop: one kp and one kd per joint expected (" + std::to_string(joints.size()) + ")");
   }
-  const auto nj = static_cast<Eigen::Index>(joints.size());
-  Eigen::MatrixXd P = Eigen::MatrixXd::Zero(nj, nj), V = Eigen::MatrixXd::Zero(nj, nj);
-  for (Eigen::Index k = 0; k < nj; ++k) {
-    P(k, k) = joint_kp[static_cast<std::size_t>(k)];
-    V(k, k) = joint_kd[static_cast<std::size_t>(k)];
-  }
-  if (centralized) {
-    const Eigen::MatrixXd Dmm = D(joints, joints);
-    P = Dmm * P;
-    V = Dmm * V;
-  }
-  g.Kp(joints, joints) = P;
-  g.Kd(joints, joints) = V;
-  for (int j : joints) {
-    g.actuated.push_back(j);
-    g.template_omega.push_back(omega_m);
-    g.template_xi.push_back(xi_m);
-  }
+  addPdLoops(g, D, joints, Eigen::Map<const Eigen::VectorXd>(joint_kp.data(), static_cast<Eigen::Index>(joint_kp.size())),
+             Eigen::Map<const Eigen::VectorXd>(joint_kd.data(), static_cast<Eigen::Index>(joint_kd.size())), centralized,
+             omega_m, xi_m);
   return g;
 }
 

@@ -27,6 +27,12 @@ struct ClosedLoopGains {
 // the AOCS PD Kp = ω_b² D_bb, Kd = 2 ξ_b ω_b D_bb (its full 6x6 block, coupled axes), the joints
 // with decentralized diag(kp), diag(kd) or centralized D_mm(q0) diag(kp), diag(kd); templates:
 // (ω_b, ξ_b) on the base, (ω_m, ξ_m) on the joints.
+// Adds PD loops on the coordinates `channels` (velocity indices) to g: diagonal kp, kd, or,
+// centralized, premultiplied by D's block D(channels, channels) (the thesis' D(q0) structure); each
+// channel's W(s) template (omega, xi) recorded.
+void addPdLoops(ClosedLoopGains& g, const Eigen::MatrixXd& D, const std::vector<int>& channels,
+                const Eigen::VectorXd& kp, const Eigen::VectorXd& kd, bool centralized, double omega, double xi);
+
 ClosedLoopGains thesisGains(const Model& model, const Eigen::VectorXd& q0, double omega_b, double xi_b,
                             const std::vector<double>& joint_kp, const std::vector<double>& joint_kd, bool centralized,
                             double omega_m, double xi_m);
