@@ -99,7 +99,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
+  if (!restoreState(settings.value("window/state").toByteArray())) {
+    // The default layout's front tabs (energy, tracking, base drift, the scenario summary): a
+    // dock raised before the window is shown does not stay in front, so once it is shown. The
+    // tabs behind (manipulability map, tuning, editor) cost nothing until chosen.
+    QTimer::singleShot(0, this, [this] {
+      for (const char* name : {"plot:Energy", "plot:Tracking error", "plot:Base drift", "dock:scenario"}) {
+        if (auto* d = findChild<QDockWidget*>(name)) d->raise();
+      }
+    });
+  }
 
   timer_ = new QTimer(this);
   timer_->setTimerType(Qt::PreciseTimer);

@@ -168,8 +168,12 @@ void ManipulabilityPanel::setConfiguration(const Eigen::VectorXd& q) {
   } else {
     dirty_ = true;
   }
-  // Maps are computed only for a panel on screen (both cores for a moment); a hidden one waits.
-  if (dirty_ && !pending_.valid() && isVisible()) startMap();
+  // Maps are computed only for a panel on screen (both cores for a moment), at most once a second
+  // while the arm moves (the poll timer starts the next one); a hidden panel waits.
+  if (dirty_ && !pending_.valid() && isVisible()) {
+    if (std::chrono::steady_clock::now() - last_start_ >= std::chrono::seconds(1)) startMap();
+    else poll_->start();
+  }
   if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -178,6 +182,7 @@ void ManipulabilityPanel::startMap() {
   const int a = jointA(), b = jointB();
   if (a < 0 || b < 0 || a == b) return;
   dirty_ = false;
+  last_start_ = std::chrono::steady_clock::now();
   map_q_ = q_;
   auto lim = [&](int v, bool upper) {
     int qi = -1;
@@ -224,7 +229,8 @@ void ManipulabilityPanel::startMap() {
 
 void ManipulabilityPanel::poll() {
   if (!pending_.valid()) {
-    poll_->stop();
+    if (dirty_ && isVisible() && std::chrono::steady_clock::now() - last_start_ >= std::chrono::seconds(1)) startMap();
+    if (!pending_.valid() && (!dirty_ || !isVisible())) poll_->stop();  // showEvent resumes
     return;
   }
   if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
@@ -234,8 +240,7 @@ void ManipulabilityPanel::poll() {
     shown_ = false;  // (a configuration the analysis refuses: nothing drawn)
   }
   pending_ = {};
-  if (dirty_) startMap();
-  else poll_->stop();
+  if (!dirty_) poll_->stop();  // else the next map starts a second after this one did
 }
 
 void ManipulabilityPanel::showEvent(QShowEvent* e) {
@@ -305,7 +310,17 @@ void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std
                                    const std::vector<core::Vector3>& hand_planned) {
   if (!isVisible() || !model_) return;
   QVector<double> x, y;
+  // At most ~4000 points a curve (every k-th, the last kept): the map is 80 cells wide.
+  constexpr int kMaxPoints = 4000;
   auto fill = [&](QCPCurve* curve) {
+    if (x.size() > kMaxPoints) {
+      const int k = (int(x.size()) + kMaxPoints - 1) / kMaxPoints;
+      int n = 0;
+      for (int i = 0; i < x.size(); i += k, ++n) x[n] = x[i], y[n] = y[i];
+      x[n] = x.back(), y[n] = y.back();
+      x.resize(n + 1);
+      y.resize(n + 1);
+    }
     curve->setData(x, y);
     x.clear();
     y.clear();

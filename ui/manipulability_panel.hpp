@@ -9,6 +9,7 @@
 // its header is heavy.
 #pragma once
 
+#include <chrono>
 #include <future>
 #include <memory>
 
@@ -76,6 +77,7 @@ class ManipulabilityPanel : public QWidget {
   QCPCurve *actual_ = nullptr, *planned_ = nullptr;
   QComboBox *joint_a_ = nullptr, *joint_b_ = nullptr, *jacobian_ = nullptr, *space_ = nullptr;
   QTimer* poll_ = nullptr;
+  std::chrono::steady_clock::time_point last_start_{};  // maps start at most once a second
   std::shared_ptr<const core::Model> model_;
   int ee_frame_ = -1;
   std::vector<int> joint_v_, joint_q_;     // the 1-DOF joints: v and q indices
