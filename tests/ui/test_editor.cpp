@@ -5,6 +5,7 @@
 // removing and reordering links changes the model's bodies and undo restores them; the saved
 // document reloads to the same scenario; a change made by another panel is followed.
 // With no X display the whole test is skipped (CTest reports "Skipped").
+#include "tests/support/gui_test_main.hpp"
 #include <QtTest>
 
 #include <QApplication>
@@ -380,21 +381,6 @@ class TestEditor : public QObject {
   void cleanupTestCase() { window_.reset(); }
 };
 
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("DISPLAY")) {
-    std::printf("SKIP   : TestEditor::initTestCase() no X display (run under xvfb-run)\n");
-    return 0;
-  }
-  QSurfaceFormat format;  // as app/grapple: fixed-function OSG needs a compatibility profile
-  format.setProfile(QSurfaceFormat::CompatibilityProfile);
-  format.setDepthBufferSize(24);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
-  QCoreApplication::setOrganizationName("GrappleTest");
-  QCoreApplication::setApplicationName("test_editor");
-  TestEditor test;
-  return QTest::qExec(&test, argc, argv);
-}
+GRAPPLE_GUI_TEST_MAIN(TestEditor, "test_editor")
 
 #include "test_editor.moc"

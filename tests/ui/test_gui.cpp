@@ -4,6 +4,7 @@
 // the timeline changes the drawn pose; a broken or missing scenario shows an error dialog with the
 // loader's file:line message and keeps the previous scenario open; the layout is saved on close.
 // With no X display the whole test is skipped (CTest reports "Skipped").
+#include "tests/support/gui_test_main.hpp"
 #include <QtTest>
 #include <QSet>
 #include <QDockWidget>
@@ -582,21 +583,6 @@ class TestGui : public QObject {
   void cleanupTestCase() { window_.reset(); }
 };
 
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("DISPLAY")) {
-    std::printf("SKIP   : TestGui::initTestCase() no X display (run under xvfb-run)\n");
-    return 0;
-  }
-  QSurfaceFormat format;  // as app/grapple: fixed-function OSG needs a compatibility profile
-  format.setProfile(QSurfaceFormat::CompatibilityProfile);
-  format.setDepthBufferSize(24);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
-  QCoreApplication::setOrganizationName("GrappleTest");
-  QCoreApplication::setApplicationName("test_gui");
-  TestGui test;
-  return QTest::qExec(&test, argc, argv);
-}
+GRAPPLE_GUI_TEST_MAIN(TestGui, "test_gui")
 
 #include "test_gui.moc"

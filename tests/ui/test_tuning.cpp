@@ -6,6 +6,7 @@
 // the run and leaves the first run as a ghost in every plot, equal to its data; saving writes the
 // gain into the file. Screenshots of the panel and of a plot with its ghost go to the build folder.
 // With no X display the whole test is skipped (CTest reports "Skipped").
+#include "tests/support/gui_test_main.hpp"
 #include <QtTest>
 
 #include <QApplication>
@@ -382,21 +383,6 @@ class TestTuning : public QObject {
   void cleanupTestCase() { window_.reset(); }
 };
 
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("DISPLAY")) {
-    std::printf("SKIP   : TestTuning::initTestCase() no X display (run under xvfb-run)\n");
-    return 0;
-  }
-  QSurfaceFormat format;  // as app/grapple: fixed-function OSG needs a compatibility profile
-  format.setProfile(QSurfaceFormat::CompatibilityProfile);
-  format.setDepthBufferSize(24);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
-  QCoreApplication::setOrganizationName("GrappleTest");
-  QCoreApplication::setApplicationName("test_tuning");
-  TestTuning test;
-  return QTest::qExec(&test, argc, argv);
-}
+GRAPPLE_GUI_TEST_MAIN(TestTuning, "test_tuning")
 
 #include "test_tuning.moc"
