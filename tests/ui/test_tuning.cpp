@@ -276,7 +276,9 @@ class TestTuning : public QObject {
     QCOMPARE(tuning()->field(0, "kp")->value(), 2.0);  // the pages rebuilt from the new scenario
     runUntil(*window_, 6.0);
     const ui::RunHistory& second = window_->history();
-    QCOMPARE(second.rows(), 301);
+    // The rerun starts running at once (flat out here): it may be past 6 s before runUntil asks
+    // it to stop there, so compare the instants both runs have.
+    QVERIFY(second.rows() >= 301);
     // The ghost is the first run, whole.
     const ui::RunHistory& ghost = window_->ghost();
     QCOMPARE(ghost.rows(), first.rows());
@@ -286,7 +288,7 @@ class TestTuning : public QObject {
     const int ce = second.find("base.attitude_error");
     QVERIFY(ce > 0);
     double diff = 0, scale = 0;
-    for (int r = 150; r < second.rows(); ++r) {
+    for (int r = 150; r < first.rows(); ++r) {
       diff = std::max(diff, std::abs(second.columns[ce][r] - first.columns[ce][r]));
       scale = std::max(scale, std::abs(first.columns[ce][r]));
     }
