@@ -159,7 +159,9 @@ struct FrameMaker {
       pose.eye += d;
       pose.center += d;
     }
-    return renderer.render(pose);
+    frame = renderer.render(pose);
+    if (options.time_label) stampTime(frame.data(), options.width, options.height, recording.time(row));
+    return frame;
   }
 
   const Recording& recording;
@@ -167,6 +169,7 @@ struct FrameMaker {
   CaptureScene scene;
   OffscreenRenderer renderer;
   std::vector<core::Vector3> actual, planned;
+  std::vector<unsigned char> frame;
   std::optional<CameraPose> first;
   core::Vector3 first_hand = core::Vector3::Zero();
 };
@@ -266,6 +269,22 @@ void exportScreenshot(const core::Model& model, const core::Scenario& scenario, 
 
 namespace {
 
+// 5x7 glyphs, one byte per row (bit 4 = leftmost column).
+struct Glyph {
+  char c;
+  unsigned char rows[7];
+};
+constexpr Glyph kGlyphs[] = {
+    {'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}}, {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
+    {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}}, {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
+    {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}}, {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
+    {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}}, {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
+    {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}}, {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
+    {'.', {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}}, {'=', {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}},
+    {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}}, {'s', {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}},
+    {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}}, {' ', {0, 0, 0, 0, 0, 0, 0}},
+};
+
 void putBig32(std::vector<unsigned char>& out, std::uint32_t v) {
   for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<unsigned char>(v >> s));
 }
@@ -279,6 +298,42 @@ void chunk(std::vector<unsigned char>& out, const char* type, const unsigned cha
 }
 
 }  // namespace
+
+void stampTime(unsigned char* rgb, int width, int height, double t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "t = %.2f s", t);
+  const int scale = std::max(1, static_cast<int>(std::lround(height / 180.0)));  // glyphs 7·scale tall
+  const int advance = 6 * scale, n = static_cast<int>(std::strlen(text));
+  const int pad = 2 * scale;
+  const int box_w = std::min(width, n * advance + 2 * pad), box_h = std::min(height, 7 * scale + 2 * pad);
+  const int x0 = std::min(width - box_w, 3 * scale), y0 = std::max(0, height - box_h - 3 * scale);
+  for (int y = y0; y < y0 + box_h; ++y) {  // a dark box, half transparent
+    for (int x = x0; x < x0 + box_w; ++x) {
+      unsigned char* p = rgb + (std::size_t(y) * width + x) * 3;
+      for (int k = 0; k < 3; ++k) p[k] = static_cast<unsigned char>(p[k] / 2);
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const Glyph* g = nullptr;
+    for (const Glyph& c : kGlyphs) {
+      if (c.c == text[i]) g = &c;
+    }
+    if (g == nullptr) continue;
+    for (int r = 0; r < 7; ++r) {
+      for (int col = 0; col < 5; ++col) {
+        if (!(g->rows[r] & (0x10 >> col))) continue;
+        for (int dy = 0; dy < scale; ++dy) {
+          for (int dx = 0; dx < scale; ++dx) {
+            const int x = x0 + pad + i * advance + col * scale + dx, y = y0 + pad + r * scale + dy;
+            if (x < 0 || x >= width || y < 0 || y >= height) continue;
+            unsigned char* p = rgb + (std::size_t(y) * width + x) * 3;
+            p[0] = p[1] = p[2] = 255;
+          }
+        }
+      }
+    }
+  }
+}
 
 void writePng(const std::string& path, const unsigned char* rgb, int width, int height) {
   // Rows prefixed by filter type 0, deflated whole.

@@ -30,6 +30,7 @@ struct VideoOptions {
   double exaggeration = 1;          // of the flexible deformation
   int samples = 0;                  // multisampling (costs ~4x the frame time on llvmpipe)
   int crf = 20;                     // x264 quality (0 lossless .. 51; 18-23 is visually good)
+  bool time_label = true;           // "t = 12.34 s" in the bottom-left corner of every frame
   std::string ffmpeg = "ffmpeg";    // the program (looked up on PATH)
 };
 
@@ -58,6 +59,10 @@ VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario
 // camera, overlays and exaggeration), as PNG (written atomically); throws as exportVideo.
 void exportScreenshot(const core::Model& model, const core::Scenario& scenario, const Recording& recording, int row,
                       const VideoOptions& options, const std::string& path);
+
+// Draws "t = <seconds> s" (two decimals) into an RGB image (top row first) at its bottom-left
+// corner, white on a darkened box, with a 5x7 bitmap font scaled to the height (7/180 of it).
+void stampTime(unsigned char* rgb, int width, int height, double t);
 
 // Writes an RGB image (top row first) as PNG (zlib-compressed), atomically; throws on failure.
 void writePng(const std::string& path, const unsigned char* rgb, int width, int height);

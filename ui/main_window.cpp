@@ -622,6 +622,7 @@ bool MainWindow::exportViewImage(const QString& path, int width, int height, boo
   o.fixed_camera = view_->cameraPose();
   o.scene = scene_->options();
   o.exaggeration = scene_->exaggeration();
+  o.time_label = false;  // a picture for a report: the caption says when
   std::unique_ptr<render::Recording> recording;  // a copy: the physics never waits on drawing
   runner_->withRecording([&](const render::Recording& r) { recording = std::make_unique<render::Recording>(r); });
   const QString error = runScreenshot(runner_->model(), runner_->scenario(), *recording, std::max(0, shown_row_), o, path);

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -78,6 +79,9 @@ VideoExportDialog::VideoExportDialog(const QString& suggested_path, double run_e
   crf_->setValue(20);
   crf_->setToolTip(tr("x264 constant rate factor: 0 lossless, 18-23 visually good, 51 worst"));
   form->addRow(tr("Quality (crf)"), crf_);
+  time_label_ = new QCheckBox(tr("Simulated time in the corner"));
+  time_label_->setChecked(true);
+  form->addRow(QString(), time_label_);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -98,6 +102,7 @@ render::VideoOptions VideoExportDialog::options() const {
   o.start = start_->value();
   o.end = end_->value();
   o.crf = crf_->value();
+  o.time_label = time_label_->isChecked();
   if (!useViewCamera()) o.camera = static_cast<render::CameraPreset>(camera_->currentData().toInt());
   return o;
 }

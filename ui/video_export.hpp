@@ -12,6 +12,7 @@ class QLineEdit;
 class QSpinBox;
 class QDoubleSpinBox;
 class QComboBox;
+class QCheckBox;
 
 namespace grapple::ui {
 
@@ -30,6 +31,7 @@ class VideoExportDialog : public QDialog {
   QSpinBox *width_ = nullptr, *height_ = nullptr, *crf_ = nullptr;
   QDoubleSpinBox *fps_ = nullptr, *speed_ = nullptr, *start_ = nullptr, *end_ = nullptr;
   QComboBox* camera_ = nullptr;
+  QCheckBox* time_label_ = nullptr;
 };
 
 // render::exportVideo on a worker thread while the GUI keeps serving events, with a progress

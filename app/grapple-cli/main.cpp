@@ -34,12 +34,14 @@ Commands:
         appendages) and coupled in the whole model linearized at its neutral configuration.
   video [SCENARIO] --out FILE.mp4 [--size WxH] [--fps F] [--speed X] [--start S] [--end S]
         [--camera scene|hand|base|debris] [--exaggeration K] [--msaa N] [--crf Q] [--show LIST]
+        [--time-label on|off]
         [--set KEY=VALUE]... [--duration S] [--quiet]
         Simulate the scenario and render the run off-screen (no display needed) to an MP4 (H.264,
         encoded by ffmpeg): 1280x720 at 30 fps by default, X simulated seconds per second of video
         (default 1), from S to S. With --frame T and --out FILE.png: one picture of the instant T,
         at any size. --show: overlays, e.g. frames,ellipsoid,workspace,no-stars (paths, com,
-        stars and earth are on by default).
+        stars and earth are on by default). --time-label: "t = 12.34 s" in the corner (default:
+        on in videos, off in pictures).
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.

@@ -36,6 +36,7 @@ int runVideo(const std::vector<std::string>& args) {
   render::VideoOptions o;
   double frame_time = std::numeric_limits<double>::quiet_NaN();
   bool quiet = false;
+  int time_label = -1;  // default: on in videos, off in pictures
   for (std::size_t k = 0; k < args.size(); ++k) {
     const std::string& a = args[k];
     auto next = [&]() -> const std::string& {
@@ -96,6 +97,10 @@ int runVideo(const std::vector<std::string>& args) {
         }
         *flag = on;
       }
+    } else if (a == "--time-label") {
+      const std::string& v = next();
+      if (v != "on" && v != "off") throw UsageError("--time-label expects on or off, got '" + v + "'");
+      time_label = v == "on" ? 1 : 0;
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
     } else if (scenario.empty() && a.rfind("--", 0) != 0) {
@@ -107,6 +112,7 @@ int runVideo(const std::vector<std::string>& args) {
   if (out.empty()) throw UsageError("video: --out FILE.mp4 (or FILE.png with --frame T) is required");
   if (scenario.empty()) scenario = defaultScenarioPath();
   const bool picture = !std::isnan(frame_time);
+  o.time_label = time_label < 0 ? !picture : time_label == 1;
   if (const std::string bad = render::checkVideoOptions(o); !bad.empty() && !picture) throw UsageError("video: " + bad);
   if (picture && frame_time < 0) throw UsageError("--frame expects a time >= 0 s");
 

@@ -158,6 +158,7 @@ class TestVideo : public QObject {
     o.height = 240;
     o.fps = 10;
     o.scene.stars = false;  // the stars' single pixels are what lossy coding blurs most
+    o.time_label = false;   // compared with the renderer's frames below
     const std::string path = file("run.mp4");
     int calls = 0;
     const render::VideoResult r = render::exportVideo(run_->sim->model(), run_->sim->scenario(), *run_->recording, o,
@@ -207,6 +208,31 @@ class TestVideo : public QObject {
     QCOMPARE(render::exportVideo(run_->sim->model(), run_->sim->scenario(), *run_->recording, o, fast).frames, 10);
     QCOMPARE(probe(fast), QString("h264,320,240,yuv420p,10"));
     QCOMPARE(render::videoFrameCount(render::VideoOptions{}, 20.0), 600);  // 20 s at 30 fps
+  }
+
+  // The time label: white glyphs on a darkened box in the bottom-left corner, different for
+  // another time, nothing touched outside the box; sizes down to 16x16 do not overflow.
+  void timeLabelIsDrawnInTheCorner() {
+    const int w = 640, h = 360;
+    std::vector<unsigned char> a(w * h * 3, 100), b = a;
+    render::stampTime(a.data(), w, h, 12.34);
+    render::stampTime(b.data(), w, h, 56.78);
+    int white = 0, changed_outside = 0, differ = 0;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const unsigned char* p = &a[(std::size_t(y) * w + x) * 3];
+        const bool corner = x < w / 3 && y > h - h / 8;
+        if (p[0] == 255) ++white;
+        if (!corner && p[0] != 100) ++changed_outside;
+        if (p[0] != b[(std::size_t(y) * w + x) * 3]) ++differ;
+      }
+    }
+    qInfo("time label: %d white pixels, %d differ between 12.34 s and 56.78 s", white, differ);
+    QVERIFY(white > 100);
+    QCOMPARE(changed_outside, 0);
+    QVERIFY(differ > 20);
+    std::vector<unsigned char> tiny(16 * 16 * 3, 0);
+    render::stampTime(tiny.data(), 16, 16, 123456.78);
   }
 
   void cancelLeavesNoFile() {
