@@ -42,6 +42,11 @@ Commands:
         at any size. --show: overlays, e.g. frames,ellipsoid,workspace,no-stars (paths, com,
         stars and earth are on by default). --time-label: "t = 12.34 s" in the corner (default:
         on in videos, off in pictures).
+  envelope [SCENARIO] --out DIR [--rates R1,R2,...] [--threads N] [--set KEY=VALUE]...
+        Fly a capture scenario (default: scenarios/capture_rigid.yaml) over the grid of the
+        debris' tumbling rates (0.5 to 8 deg/s), tumbling axes (its principal axes and three
+        others) and two initial phases; print the success rate and write DIR/envelope.csv (one
+        row per run: outcome, limiting constraint, worst values) and DIR/envelope.svg (the map).
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
     if (command == "info") return grapple::cli::runInfo(args);
     if (command == "probe") return grapple::cli::runProbe(args);
     if (command == "modes") return grapple::cli::runModes(args);
+    if (command == "envelope") return grapple::cli::runEnvelope(args);
 #ifdef GRAPPLE_HAVE_VIDEO
     if (command == "video") return grapple::cli::runVideo(args);
 #else
