@@ -44,8 +44,8 @@ EnvelopeGrid EnvelopeGrid::standard(const DebrisProperties& debris) {
     g.axes.push_back({names[k], a});
   }
   g.axes.push_back({"body x", Vector3::UnitX()});
-  g.axes.push_back({"(1,1,0)", Vector3(1, 1, 0).normalized()});
-  g.axes.push_back({"(1,1,1)", Vector3(1, 1, 1).normalized()});
+  g.axes.push_back({"body (1 1 0)", Vector3(1, 1, 0).normalized()});
+  g.axes.push_back({"body (1 1 1)", Vector3(1, 1, 1).normalized()});
   return g;
 }
 

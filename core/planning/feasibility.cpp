@@ -359,6 +359,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   CaptureWindow w;
   FeasibilityOptions o = options;
   o.stop_at_violation = true;
+  o.step = search.step;
   // The chaser holds its pose: the joints at rest, the bus drifting with its momentum.
   Eigen::VectorXd q0 = q, v0 = v;
   for (int k = 6; k < m.nv; ++k) v0[k] = 0;
@@ -373,7 +374,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   w.span = std::min(search.horizon, 1.05 * period);
   const double dt = std::max(search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step);
   DebrisTrajectory trajectory(debris, debris_now, planner.debris_step);
-  double best_margin = -INFINITY;
+  // The best infeasible candidate: the one whose prediction went furthest (fraction of its plan)
+  // before its first violation.
+  double best_progress = -INFINITY;
   for (double s = 0; s <= w.span + 1e-9; s += dt) {
     if (w.found && now + s >= w.meeting) break;  // no later start can meet earlier
     ++w.candidates;
@@ -384,6 +387,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     double t_f = 0;
     for (double factor : search.durations) {
       PlanCheck check;
+      double progress = -INFINITY;
       try {
         CapturePlannerOptions po = planner;
         if (factor != 1) {
@@ -394,6 +398,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
         if (factor == 1) t_f = plan.captureTime();
         if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
         check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
+        if (!check.times.empty()) progress = check.times.back() / (plan.captureTime() + o.hold);
         if (check.feasible) {
           w.found = true;
           w.start = now + s;
@@ -407,8 +412,8 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
         check.margin = -INFINITY;
         check.limiting = "transversality";
       }
-      if (!w.found && check.margin > best_margin) {
-        best_margin = check.margin;
+      if (!w.found && progress > best_progress) {
+        best_progress = progress;
         w.best_start = now + s;
         w.check = check;
       }

@@ -24,7 +24,8 @@
 // scenario bounds it); for each, the plans from the stand-off pose (the hand at rest, the chaser
 // drifting with its momentum) to the grasp point are checked with the final time t_f* of the Ch. 7
 // transversality condition and with slower ones (1.5, 2, 3 t_f*: the same optimal path family
-// with the final time fixed, asking smaller accelerations and so smaller reaction torques).
+// with the final time fixed, asking smaller accelerations and so smaller reaction torques; up to
+// 6 t_f*).
 // Criterion: the earliest capture instant t0 + t_f among feasible plans (scanned in order of t0,
 // stopping once t0 alone passes the best t0 + t_f). This
 // differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
@@ -46,11 +47,11 @@ namespace grapple::core {
 struct FeasibilityOptions {
   double step = 0.04;             // [s] prediction step
   double hold = 1.0;              // [s] checked beyond the meeting (the hand rides the grasp point)
-  double torque_margin = 0.8;     // fraction of each torque limit a plan may use
+  double torque_margin = 0.9;     // fraction of each torque limit a plan may use
   double bus_torque_limit = 5;    // [N m] per axis (infinite: not checked)
   double clearance = 0.05;        // [m] required beyond the link radius
   double link_radius = 0.12;      // [m]
-  double corridor_radius = 0.3, corridor_length = 1.5;  // [m]
+  double corridor_radius = 0.5, corridor_length = 1.5;  // [m]
   // The capture law's settings (ControllerSpec::Capture): error dynamics, posture, damping.
   double kp = 4, kd = 4, posture_kp = 0.25, posture_kd = 1, damping = 0.05, singular_threshold = 0.05;
   // The bus attitude held (prescribed acceleration, kp, kd) or left free.
@@ -109,7 +110,8 @@ struct CaptureWindow {
   double meeting = NAN;     // [s] start + t_f
   double duration = NAN;    // [s] t_f of the chosen plan (fixed for the plan flown)
   PlanCheck check;          // the chosen plan's, or the best candidate's when none is feasible
-  double best_start = NAN;  // when none is feasible: the start of the best candidate
+  double best_start = NAN;  // when none is feasible: the start of the best candidate (the one
+                            //   whose prediction went furthest before its first violation)
   int candidates = 0;
   double span = 0;          // [s] searched after now
   std::string reason() const;  // one sentence: the window, or why there is none
@@ -119,7 +121,8 @@ struct WindowSearchOptions {
   double horizon = 600, step_deg = 4, min_step = 0.25;
   // Durations tried for each start, as multiples of the transversality condition's t_f (slower
   // plans ask smaller torques; the debris turns further meanwhile).
-  std::vector<double> durations{1, 1.5, 2, 3};
+  std::vector<double> durations{1, 1.5, 2, 3, 4, 6};
+  double step = 0.1;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
 };
 
 // The capture window from time `now`, the chaser at (q, v) holding its pose and the debris in

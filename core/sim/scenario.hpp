@@ -138,11 +138,11 @@ struct ControllerSpec {
                                    //   most one tumbling period and a twentieth of it)
       double step_deg = 4;         // start times every this much debris rotation ...
       double min_step = 0.25;      // [s] ... and at least this far apart
-      double torque_margin = 0.8;  // the plan may use this fraction of each joint's and the bus' limit
+      double torque_margin = 0.9;  // the plan may use this fraction of each joint's and the bus' limit
       double clearance = 0.05;     // [m] between the arm (capsules of link_radius) and the debris'
                                    //   box or the bus' box, outside the approach corridor
       double link_radius = 0.12;   // [m]
-      double corridor_radius = 0.3;  // [m] approach corridor: a cylinder on the grasp point's
+      double corridor_radius = 0.5;  // [m] approach corridor: a cylinder on the grasp point's
       double corridor_length = 1.5;  // [m]   outward axis, where the hand may touch the debris' box
     } window;
     // Monitoring while tracking, abort and retreat: when one threshold is exceeded the gripper
