@@ -139,7 +139,7 @@ struct ControllerSpec {
       double step_deg = 4;         // start times every this much debris rotation ...
       double min_step = 0.25;      // [s] ... and at least this far apart
       double torque_margin = 0.9;  // the plan may use this fraction of each joint's and the bus' limit
-      double clearance = 0.05;     // [m] between the arm (capsules of link_radius) and the debris'
+      double clearance = 0.02;     // [m] between the arm (capsules of link_radius) and the debris'
                                    //   box or the bus' box, outside the approach corridor
       double link_radius = 0.12;   // [m]
       double corridor_radius = 0.5;  // [m] approach corridor: a cylinder on the grasp point's
