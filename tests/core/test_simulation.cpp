@@ -111,6 +111,26 @@ class TestSimulation : public QObject {
     QVERIFY(unit < 1e-9);
   }
 
+  // The same free flight by ROS34PW2 (at rtol 1e-6, atol 1e-8, as the flexible mission): momentum
+  // and the energy balance hold to the third-order integrator's accuracy, with the modes' damping
+  // still dissipating (and no energy made by the implicit treatment of the stiff modes).
+  void FreeFloatingFlexible_RosenbrockW() {
+    Files f;
+    const auto sim = simulate(f.write("free.yaml", freeChaser("ros34pw2")), {{"run.rtol", "1e-6"}, {"run.atol", "1e-8"}});
+    QVERIFY(sim->failure().empty());
+    double p = 0, L = 0;
+    for (const char* c : {"momentum.px", "momentum.py", "momentum.pz"}) p = std::max(p, drift(channel(*sim, c)));
+    for (const char* c : {"momentum.Lx", "momentum.Ly", "momentum.Lz"}) L = std::max(L, drift(channel(*sim, c)));
+    const double scale = maxAbs(channel(*sim, "energy.kinetic"));
+    const double err = maxAbs(channel(*sim, "energy.error"));
+    qInfo("ros34pw2, 5 s free flight: |Δp| %.2e kg m/s, |ΔL| %.2e N m s, energy balance error %.2e J of %.2e J, "
+          "dissipated %.2e J; %ld steps", p, L, err, scale, channel(*sim, "energy.dissipated").back(), sim->stats().steps);
+    QVERIFY(p < 1e-7);
+    QVERIFY(L < 1e-6);
+    QVERIFY(err < 1e-8 * scale);
+    QVERIFY(channel(*sim, "energy.dissipated").back() > 0);
+  }
+
   // The rigid capture mission's unfolding, the bus floating and the law continuous: the joints'
   // torques are internal (momentum stays constant) and the energy they put in is the energy the
   // system gains.
@@ -181,6 +201,62 @@ class TestSimulation : public QObject {
       QVERIFY(rate < 0.05);  // [deg/s], from the debris' 4 deg/s
       if (std::string(name) == "capture_rigid") QVERIFY(drift_to_grasp < 0.3);
     }
+  }
+
+  // The flexible mission integrated by ROS34PW2 (linearly implicit in the modal stiffness and
+  // damping) against the explicit RK4(3) at the file's tolerances: the same grasp, the hand's path
+  // within 0.5 mm and its error to the plan within 0.1 mm of the explicit run's, the modal
+  // coordinates' low-frequency content (0.2 s moving averages) within 2 % of their peaks, the
+  // energy balance within 1e-4 of the energy scale (the L-stable method damps the stiff modes'
+  // ringing, which the balance does not count), the closed loop as stable.
+  void CaptureFlexible_RosenbrockWMatchesExplicit() {
+    const std::string path = kSource + "/scenarios/capture_flexible.yaml";
+    const auto ref = simulate(path, {{"run.integrator", "rk43"}});
+    const auto ros = simulate(path, {{"run.integrator", "ros34pw2"}});
+    QVERIFY2(ros->failure().empty(), ros->failure().c_str());
+    QCOMPARE(ros->recorder().rows(), ref->recorder().rows());
+    auto graspTime = [](const Simulation& sim) {
+      for (const SimulationEvent& e : sim.events()) if (e.kind == "capture") return e.time;
+      return -1.0;
+    };
+    QVERIFY(graspTime(*ref) > 0);
+    QCOMPARE(graspTime(*ros), graspTime(*ref));
+    double hand = 0;
+    for (int r = 0; r < ref->recorder().rows(); ++r) {
+      Vector3 d;
+      for (int k = 0; k < 3; ++k) {
+        const char* c[] = {"ee.x", "ee.y", "ee.z"};
+        d[k] = channel(*ros, c[k])[r] - channel(*ref, c[k])[r];
+      }
+      hand = std::max(hand, d.norm());
+    }
+    const double plan = std::abs(maxAbs(channel(*ros, "plan.ee_error")) - maxAbs(channel(*ref, "plan.ee_error")));
+    double modes = 0;
+    const int rows = ref->recorder().rows(), w = 10;
+    for (int c = 0; c < ref->recorder().channels(); ++c) {
+      if (ref->recorder().info(c).name.rfind("mode.", 0) != 0) continue;
+      const auto& a = ros->recorder().column(c);
+      const auto& b = ref->recorder().column(c);
+      for (int r = 0; r + w <= rows; ++r) {
+        double mean = 0;
+        for (int k = r; k < r + w; ++k) mean += (a[k] - b[k]) / w;
+        modes = std::max(modes, std::abs(mean) / maxAbs(b));
+      }
+    }
+    const double scale = maxAbs(channel(*ref, "energy.kinetic")) + maxAbs(channel(*ref, "energy.input_work"));
+    const double energy = maxAbs(channel(*ros, "energy.error"));
+    double rate = 0;
+    for (const char* c : {"base.wx", "base.wy", "base.wz"}) rate = std::max(rate, std::abs(channel(*ros, c).back()));
+    qInfo("ros34pw2 against rk43: hand path within %.2e m, hand error to the plan %.2e m apart, modes' "
+          "0.2 s averages within %.2e of their peaks, energy balance %.2e J of %.2e J (rk43: %.2e J), "
+          "composite rate at the end %.4f deg/s; %ld against %ld evaluations",
+          hand, plan, modes, energy, scale, maxAbs(channel(*ref, "energy.error")), rate,
+          ros->stats().evaluations, ref->stats().evaluations);
+    QVERIFY(hand < 5e-4);
+    QVERIFY(plan < 1e-4);
+    QVERIFY(modes < 0.02);
+    QVERIFY(energy < 1e-4 * scale);
+    QVERIFY(rate < 0.05);
   }
 
   // The thesis' loops on the rigid mission (law joint_pd): guidance by the damped generalized
