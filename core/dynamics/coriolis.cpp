@@ -78,20 +78,19 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
       const Vector6 s = d.S[i].col(k);
       const Vector3 s_v = s.head<3>(), s_w = s.tail<3>();
       Vector6 F1 = Mc * s;
-      Vector6 F2;
-      F2 << Vector3::Zero(), B12.transpose() * s_v + B22.transpose() * s_w;
+      Vector3 F2 = B12.transpose() * s_v + B22.transpose() * s_w;  // (its linear part is zero)
       Vector6 F3 = Mc * Vector6(d.Sdot[i].col(k));
       F3.head<3>() += B12 * s_w;
       F3.tail<3>() += B22 * s_w;
       for (int l = 0; l < nvi; ++l) d.C(vi + l, vi + k) = d.S[i].col(l).dot(F3);
       for (int c = i, p = m.parent[i]; p >= 0; c = p, p = m.parent[p]) {
         F1 = forceToParent(d.X_parent[c], F1);
-        F2 = forceToParent(d.X_parent[c], F2);
+        F2 = d.X_parent[c].R * F2;
         F3 = forceToParent(d.X_parent[c], F3);
         const Joint& jp = m.joint[p];
         for (int l = 0; l < jp.nv; ++l) {
           const int vp = jp.idx_v + l;
-          d.C(vi + k, vp) = F1.dot(d.Sdot[p].col(l)) + F2.dot(d.S[p].col(l));
+          d.C(vi + k, vp) = F1.dot(d.Sdot[p].col(l)) + F2.dot(d.S[p].col(l).tail<3>());
           d.C(vp, vi + k) = d.S[p].col(l).dot(F3);
         }
       }
