@@ -20,8 +20,9 @@ using namespace grapple::core;
 
 namespace {
 
-void runScenario(benchmark::State& state, const char* file) {
-  const LoadedScenario loaded = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/" + file);
+void runScenario(benchmark::State& state, const char* file,
+                 const std::vector<std::pair<std::string, std::string>>& set = {}) {
+  const LoadedScenario loaded = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/" + file, set);
   double simulated = 0;
   for (auto _ : state) {
     Simulation sim(loaded.scenario, loaded.model);
@@ -35,6 +36,14 @@ void runScenario(benchmark::State& state, const char* file) {
 
 void Scenario_CaptureRigid(benchmark::State& s) { runScenario(s, "capture_rigid.yaml"); }
 void Scenario_CaptureFlexible(benchmark::State& s) { runScenario(s, "capture_flexible.yaml"); }
+// The same with the integrator chosen. Arg: 0 rk43 (the file's), 1 ros34pw2 (linearly implicit
+// in the modal stiffness and damping) at the file's tolerances, 2 ros34pw2 at rtol 1e-5, atol 1e-7
+// (the loosest that keeps the hand's path within 0.5 mm of rk43's).
+void Scenario_CaptureFlexibleIntegrator(benchmark::State& s) {
+  std::vector<std::pair<std::string, std::string>> set{{"run.integrator", s.range(0) == 0 ? "rk43" : "ros34pw2"}};
+  if (s.range(0) == 2) set.insert(set.end(), {{"run.rtol", "1e-5"}, {"run.atol", "1e-7"}});
+  runScenario(s, "capture_flexible.yaml", set);
+}
 void Scenario_PlanarFreeVibration(benchmark::State& s) { runScenario(s, "planar_free_vibration.yaml"); }
 
 // One call of the capture controller in the state of grasp_rigid.yaml (with `set`) at t = 1 s,
@@ -164,4 +173,5 @@ BENCHMARK(Planning_CheckPlan)->Unit(benchmark::kMillisecond);
 BENCHMARK(Planning_WindowSearch)->Unit(benchmark::kMillisecond);
 BENCHMARK(Scenario_CaptureRigid)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexible)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Scenario_CaptureFlexibleIntegrator)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_PlanarFreeVibration)->Unit(benchmark::kMillisecond)->UseRealTime();
