@@ -52,6 +52,15 @@ std::string checkPhysicalInertia(double mass, const Matrix3& I) {
   return {};
 }
 
+Matrix3 nearestPhysicalInertia(const Matrix3& I_com) {
+  const Matrix3 I = 0.5 * (I_com + I_com.transpose());
+  Eigen::SelfAdjointEigenSolver<Matrix3> eig(I);
+  Vector3 d = eig.eigenvalues().cwiseMax(0.0);  // increasing
+  const double excess = d[2] - d[0] - d[1];
+  if (excess > 0) d += excess / 3.0 * Vector3(1, 1, -1);  // now d0 + d1 = d2
+  return eig.eigenvectors() * d.asDiagonal() * eig.eigenvectors().transpose();
+}
+
 LinkSpec& ModelBuilder::link(const std::string& name) {
   for (LinkSpec& l : links_) {
     if (l.name == name) return l;
@@ -311,6 +320,15 @@ Model ModelBuilder::build() const {
   for (std::size_t k = 0; k < links_.size(); ++k) {
     model.inertia[place[k].body] += links_[k].inertia.toParent(place[k].X_body_link);
     model.frames.push_back({links_[k].name, place[k].body, place[k].X_body_link});
+    for (auto [from, to] : {std::pair{&links_[k].visual, &model.visual},
+                            std::pair{&links_[k].collision, &model.collision}}) {
+      for (Geometry g : *from) {
+        g.link = links_[k].name;
+        g.body = place[k].body;
+        g.origin = place[k].X_body_link * g.origin;
+        to->push_back(std::move(g));
+      }
+    }
   }
   for (const Inertia& I : model.inertia) model.inertia_matrix.push_back(I.matrix());
 
