@@ -55,10 +55,29 @@ std::string checkPhysicalInertia(double mass, const Matrix3& I) {
 Matrix3 nearestPhysicalInertia(const Matrix3& I_com) {
   const Matrix3 I = 0.5 * (I_com + I_com.transpose());
   Eigen::SelfAdjointEigenSolver<Matrix3> eig(I);
-  Vector3 d = eig.eigenvalues().cwiseMax(0.0);  // increasing
-  const double excess = d[2] - d[0] - d[1];
-  if (excess > 0) d += excess / 3.0 * Vector3(1, 1, -1);  // now d0 + d1 = d2
-  return eig.eigenvectors() * d.asDiagonal() * eig.eigenvectors().transpose();
+  const Vector3 d = eig.eigenvalues();  // increasing: d0 <= d1 <= d2
+  // With the moments sorted, physical means d0 >= 0 and d0 + d1 >= d2 (the other inequalities
+  // follow). The nearest such point is the nearest feasible one among the point itself and its
+  // projections onto each set of active constraints (a convex set: one of them is the answer).
+  const double m = std::max(0.0, 0.5 * (d[1] + d[2]));
+  const double t = (d[2] - d[0] - d[1]) / 3.0;
+  const Vector3 candidates[] = {d,
+                                d + t * Vector3(1, 1, -1),   // onto d0 + d1 = d2
+                                Vector3(0, d[1], d[2]),      // onto d0 = 0
+                                Vector3(0, m, m),            // onto both
+                                Vector3::Zero()};
+  Vector3 best = Vector3::Zero();
+  double best_distance = std::numeric_limits<double>::infinity();
+  const double tol = 1e-12 * std::max(1e-300, d.cwiseAbs().maxCoeff());
+  for (const Vector3& c : candidates) {
+    const bool physical = c.minCoeff() >= -tol && c[0] + c[1] >= c[2] - tol && c[0] + c[2] >= c[1] - tol &&
+                          c[1] + c[2] >= c[0] - tol;
+    if (physical && (c - d).norm() < best_distance) {
+      best = c.cwiseMax(0.0);
+      best_distance = (c - d).norm();
+    }
+  }
+  return eig.eigenvectors() * best.asDiagonal() * eig.eigenvectors().transpose();
 }
 
 LinkSpec& ModelBuilder::link(const std::string& name) {
