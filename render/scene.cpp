@@ -244,15 +244,13 @@ osg::ref_ptr<osg::Node> CaptureScene::Impl::shapeNode(const core::Geometry& g, b
     if (!n && missing_meshes.insert(g.mesh_uri).second) warnings.push_back(error + ": drawn as a small box");
     it = meshes.emplace(key, n).first;
   }
+  if (!it->second) {
+    const float s = float(0.05 * scale);
+    return shape(new osg::Box(osg::Vec3(), s, s, s), color);
+  }
   osg::ref_ptr<osg::MatrixTransform> xf =
       new osg::MatrixTransform(osg::Matrixd::scale(g.scale.x(), g.scale.y(), g.scale.z()));
-  if (it->second) {
-    xf->addChild(it->second);
-  } else {
-    xf->setMatrix(osg::Matrixd::identity());
-    const float s = float(0.05 * scale);
-    xf->addChild(shape(new osg::Box(osg::Vec3(), s, s, s), color));
-  }
+  xf->addChild(it->second);
   return xf;
 }
 
