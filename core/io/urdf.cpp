@@ -173,14 +173,6 @@ class UrdfReader {
       joints.erase(joints.begin() + static_cast<long>(from_world[0]));
       links.erase(world);
     }
-    for (const JointSpec& j : joints) {
-      if (j.type == JointType::kFree) {
-        throw LoadError(file_, j.where.line,
-                        "joint '" + j.name + "': a floating joint inside the tree is not supported "
-                        "(Grapple's only free joint is the base's: join 'world' to the root link by "
-                        "a floating joint, or split the robot)");
-      }
-    }
     if (options_.base_mode) mode = *options_.base_mode;
 
     ModelBuilder b(name);

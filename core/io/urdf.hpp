@@ -3,10 +3,11 @@
 // cylinder, sphere, capsule, mesh with scale, origin and material colour), and revolute,
 // continuous, prismatic, fixed and floating joints with origins, axes and limits; several branches
 // from the base. A root link named "world" joined by a fixed joint gives a fixed base at that pose,
-// by a floating joint a free base. Elements and attributes URDF readers skip (Gazebo's <contact>,
+// by a floating joint a free base; a floating joint inside the tree is a 6-DOF free joint (its
+// coordinates: the child's position and quaternion in the joint frame, its velocity: the child's
+// twist in its own frame). Elements and attributes URDF readers skip (Gazebo's <contact>,
 // <self_collision_checking>, ...) are ignored with one warning per kind; the axis of a fixed joint
-// is ignored. Mimic joints, planar joints and floating joints inside the tree are refused with
-// the reason.
+// is ignored. Mimic joints and planar joints are refused with the reason.
 #pragma once
 
 #include <optional>

@@ -235,9 +235,11 @@ class Writer {
               limit(j.idx_q + 1, j.idx_v + 1, limited || cyl));
         break;
       }
-      case JointType::kSpherical:
       case JointType::kFree:
-        break;  // refused above; a free joint is only the base's
+        joint(j.name, "floating", parent, child, X, std::nullopt, "");
+        break;
+      case JointType::kSpherical:
+        break;  // refused above
     }
   }
 

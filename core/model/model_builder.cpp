@@ -164,9 +164,6 @@ Model ModelBuilder::build() const {
     if (!joint_names.emplace(J.name, static_cast<int>(k)).second) {
       fail(J.where, who + " is defined twice");
     }
-    if (J.type == JointType::kFree) {
-      fail(J.where, who + ": free joints are only for the base (set the base mode instead)");
-    }
     auto p = link_index.find(J.parent);
     if (p == link_index.end()) fail(J.where, who + ": parent link '" + J.parent + "' does not exist");
     auto c = link_index.find(J.child);
@@ -212,8 +209,10 @@ Model ModelBuilder::build() const {
     check_size(J.velocity, "velocity limit");
     check_size(J.effort, "effort limit");
     check_size(J.armature, "armature");
-    if ((!J.lower.empty() || !J.upper.empty()) && J.type == JointType::kSpherical) {
-      fail(J.where, who + ": position limits are not supported on a spherical joint");
+    if ((!J.lower.empty() || !J.upper.empty()) &&
+        (J.type == JointType::kSpherical || J.type == JointType::kFree)) {
+      fail(J.where, who + ": position limits are not supported on a " +
+                        std::string(jointTypeName(J.type)) + " joint");
     }
     for (std::size_t d = 0; d < J.lower.size() && d < J.upper.size(); ++d) {
       if (J.lower[d] > J.upper[d]) fail(J.where, who + ": lower limit is above the upper limit");

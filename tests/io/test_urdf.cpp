@@ -99,9 +99,63 @@ class TestUrdf : public QObject {
     p = kCorpus + "planar.urdf";
     QVERIFY(urdfdomAccepts(p));
     QVERIFY(loadErrorOf([&] { loadUrdf(p); }).find(p + ":6: joint 'slide': planar joints are not supported") == 0);
-    p = kCorpus + "floating_in_tree.urdf";
+  }
+
+  // A floating joint inside the tree transmits no force: the payload it frees moves as the same
+  // body alone in space (its spatial acceleration from the whole model's forward dynamics equals
+  // a lone free body's), and the arm as the arm without the payload; the mass matrix against
+  // Newton–Euler's columns.
+  void FloatingJointInTree_MovesAsAFreeBody() {
+    const std::string p = kCorpus + "floating_in_tree.urdf";
     QVERIFY(urdfdomAccepts(p));
-    QVERIFY(loadErrorOf([&] { loadUrdf(p); }).find(p + ":6: joint 'release': a floating joint inside the tree") == 0);
+    const Model m = loadUrdf(p).model;
+    QCOMPARE(m.nv, 1 + 6);
+    QCOMPARE(m.nq, 1 + 7);
+    const int payload = m.bodyOfJoint("release");
+    QCOMPARE(m.joint[payload].type, JointType::kFree);
+    // The same payload alone (a free base) and the arm alone (the file without the payload).
+    ModelBuilder lone("payload alone");
+    lone.setBaseMode(BaseMode::kFloating);
+    LinkSpec body;
+    body.name = "payload";
+    body.inertia = m.inertia[payload];
+    lone.addLink(body);
+    const Model ml = lone.build();
+    std::string arm_only = p;
+    Files f;
+    {
+      std::ifstream in(p);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      text.erase(text.find("  <link name=\"payload\">"), text.find("  <joint name=\"turn\"") - text.find("  <link name=\"payload\">"));
+      text.erase(text.find("  <joint name=\"release\""), text.find("</robot>") - text.find("  <joint name=\"release\""));
+      arm_only = f.write("arm_only.urdf", text);
+    }
+    const Model ma = loadUrdf(arm_only).model;
+    QCOMPARE(ma.nv, 1);
+
+    std::mt19937 rng(23);
+    std::normal_distribution<double> n(0, 1);
+    Data d(m), dl(ml), da(ma);
+    for (int trial = 0; trial < 3; ++trial) {
+      const VectorXd q = randomConfiguration(m, rng);
+      VectorXd v(m.nv), tau = VectorXd::Zero(m.nv);
+      for (int k = 0; k < m.nv; ++k) v[k] = n(rng);
+      tau[0] = n(rng);  // the arm's motor; nothing acts on the free joint
+      EXPECT_MATRIX_NEAR(massMatrix(m, d, q).selfadjointView<Eigen::Upper>().toDenseMatrix(),
+                         massMatrixByColumns(m, q), 1e-12);
+      const VectorXd a = forwardDynamics(m, d, q, v, tau);  // no gravity in URDF
+      const Vector6 a_payload = d.a[payload];                // body components
+      const Transform X = d.X_world[payload];
+      const Vector6 t_payload = d.t[payload];
+      // The lone body at the payload's pose and twist.
+      VectorXd ql(7);
+      ql << X.p, matrixToQuat(X.R);
+      const VectorXd al = forwardDynamics(ml, dl, ql, t_payload, VectorXd::Zero(6));
+      EXPECT_MATRIX_NEAR(a_payload, al.head<6>(), 1e-12);
+      // The arm alone, at the same angle, rate and torque.
+      const VectorXd aa = forwardDynamics(ma, da, q.head(1), v.head(1), tau.head(1));
+      QCOMPARE_LE(std::abs(a[0] - aa[0]), 1e-12 * std::max(1.0, std::abs(aa[0])));
+    }
   }
 
   // Refused by default with the way out in the message; with the repair each link is reported and
