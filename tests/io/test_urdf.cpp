@@ -317,13 +317,33 @@ class TestUrdf : public QObject {
   }
 
   // Export then load: the same mass matrix and forward dynamics (to 1e-12) for URDF and YAML robots
-  // (DH placements, universal and cylindrical joints, free and fixed bases), and urdfdom accepts
+  // (DH placements, free and fixed bases, a free joint in the tree, cylindrical and universal
+  // joints written as two joints each), and urdfdom accepts
   // every file written. A flexible robot becomes its rigid equivalent: the rigid block of its mass
   // matrix at zero deformation.
   void Export_RoundTripsThroughUrdfdom() {
     Files f;
-    const std::vector<std::string> robots = {
+    // Joints URDF has not: cylindrical and universal, written as two joints each.
+    const std::string multi = f.write("multi_dof.yaml", R"(format: 1
+model:
+  name: multi_dof
+  base: {mode: floating, mass: 50, inertia: {xx: 5, yy: 6, zz: 7}}
+  links:
+    - name: slider
+      mass: 2
+      com: [0.1, 0.02, 0.3]
+      inertia: {xx: 0.02, yy: 0.03, zz: 0.025, xy: 0.001}
+      joint: {name: c, type: cylindrical, parent: base, axis: [0, 0.6, 0.8], origin: {xyz: [0.5, 0, 0], rpy: [0.1, 0.2, 0.3]},
+              limits: {lower: [-1, -0.2], upper: [1, 0.2]}}
+    - name: wrist
+      mass: 1
+      com: [0.05, 0.1, 0]
+      inertia: {xx: 0.01, yy: 0.008, zz: 0.006}
+      joint: {name: u, type: universal, parent: slider, axis: [1, 0, 0], axis2: [0, 0, 1], origin: {xyz: [0, 0, 0.4]}}
+)");
+    const std::vector<std::string> robots = {multi,
         kCorpus + "humanoid.urdf", kCorpus + "gripper_meshes.urdf", kCorpus + "extensions.urdf",
+        kCorpus + "floating_in_tree.urdf",
         kSource + "/tests/data/two_arm.urdf", kSource + "/scenarios/robots/mda_deos.yaml",
         kSource + "/scenarios/robots/canadarm.yaml", kSource + "/scenarios/robots/chaser.yaml",
         kSource + "/scenarios/robots/planar_2dof_flex.yaml", kSource + "/scenarios/robots/saha_planar.yaml",
