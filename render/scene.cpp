@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <set>
 
 #include <osg/BlendFunc>
 #include <osg/Depth>
@@ -153,6 +154,7 @@ struct CaptureScene::Impl {
   core::Environment environment;
   std::vector<std::string> warnings;
   std::map<std::string, osg::ref_ptr<osg::Node>> meshes;
+  std::set<std::string> missing_meshes;
   double exaggeration = 1;
   SceneOptions options;
   double scale = 1;  // characteristic arm size [m]
@@ -166,6 +168,8 @@ struct CaptureScene::Impl {
   std::vector<PlateVisual> plates;
   osg::ref_ptr<osg::MatrixTransform> debris_xf, com_xf, earth_xf;
   osg::ref_ptr<osg::MatrixTransform> v_base_xf, v_debris_xf, p_xf, l_xf, ellipsoid_xf;
+  bool own_geometry = false;  // the model has visual or collision shapes: draw those
+  std::vector<osg::ref_ptr<osg::Switch>> geometry_sw;  // per body: visual (0), collision (1)
   osg::ref_ptr<osg::Switch> frames_sw, vel_sw, mom_sw, com_sw, paths_sw, stars_sw, earth_sw, ellipsoid_sw, workspace_sw;
   std::vector<Vector3> workspace_points;  // in the base's frame
   Eigen::Matrix3d ellipsoid_axes = Eigen::Matrix3d::Zero();
@@ -181,6 +185,8 @@ struct CaptureScene::Impl {
   void buildDebris();
   void buildStars();
   osg::ref_ptr<osg::Node> mesh(const std::string& asset_dir, const std::string& name);
+  osg::ref_ptr<osg::Node> shapeNode(const core::Geometry& g, bool collision);
+  osg::ref_ptr<osg::Group> bodyShapes(const std::vector<core::Geometry>& shapes, int i, bool collision);
   void updateBeam(BeamVisual& b, const Eigen::VectorXd& q);
   void updatePlate(PlateVisual& p, const Eigen::VectorXd& q);
   void placeArrow(osg::MatrixTransform* xf, const Vector3& at, const Vector3& vec, double length);
@@ -196,6 +202,58 @@ osg::ref_ptr<osg::Node> CaptureScene::Impl::mesh(const std::string& asset_dir, c
   if (!n) warnings.push_back(error);
   meshes[name] = n;
   return n;
+}
+
+// One shape of the model's geometry, in its own frame. A mesh that cannot be read is replaced by
+// a small box (one warning per mesh).
+osg::ref_ptr<osg::Node> CaptureScene::Impl::shapeNode(const core::Geometry& g, bool collision) {
+  const osg::Vec4 color = collision ? osg::Vec4(0.95f, 0.45f, 0.15f, 1)
+                          : g.has_color ? osg::Vec4(g.rgba[0], g.rgba[1], g.rgba[2], g.rgba[3])
+                                        : rgba(ScenePalette::kLink);
+  const float x = float(g.size.x()), y = float(g.size.y()), z = float(g.size.z());
+  switch (g.type) {
+    case core::ShapeType::kBox: return shape(new osg::Box(osg::Vec3(), x, y, z), color);
+    case core::ShapeType::kCylinder: return shape(new osg::Cylinder(osg::Vec3(), x, y), color);
+    case core::ShapeType::kSphere: return shape(new osg::Sphere(osg::Vec3(), x), color);
+    case core::ShapeType::kCapsule: return shape(new osg::Capsule(osg::Vec3(), x, y), color);
+    case core::ShapeType::kMesh: break;
+  }
+  char key_color[64];
+  std::snprintf(key_color, sizeof key_color, "|%g %g %g %g|%d", color.r(), color.g(), color.b(), color.a(),
+                int(g.has_color || collision));
+  const std::string key = (g.mesh_path.empty() ? g.mesh_uri : g.mesh_path) + key_color;
+  auto it = meshes.find(key);
+  if (it == meshes.end()) {
+    std::string error;
+    osg::ref_ptr<osg::Node> n;
+    if (g.mesh_path.empty()) {
+      error = "mesh '" + g.mesh_uri + "' of link '" + g.link + "' not found";
+    } else {
+      n = loadMesh(g.mesh_path, &error, g.has_color || collision ? &color : nullptr);
+    }
+    if (!n && missing_meshes.insert(g.mesh_uri).second) warnings.push_back(error + ": drawn as a small box");
+    it = meshes.emplace(key, n).first;
+  }
+  if (!it->second) {
+    const float s = float(0.05 * scale);
+    return shape(new osg::Box(osg::Vec3(), s, s, s), color);
+  }
+  osg::ref_ptr<osg::MatrixTransform> xf =
+      new osg::MatrixTransform(osg::Matrixd::scale(g.scale.x(), g.scale.y(), g.scale.z()));
+  xf->addChild(it->second);
+  return xf;
+}
+
+osg::ref_ptr<osg::Group> CaptureScene::Impl::bodyShapes(const std::vector<core::Geometry>& shapes, int i,
+                                                        bool collision) {
+  osg::ref_ptr<osg::Group> group = new osg::Group;
+  for (const core::Geometry& g : shapes) {
+    if (g.body != i) continue;
+    osg::ref_ptr<osg::MatrixTransform> place = new osg::MatrixTransform(toOsg(g.origin));
+    place->addChild(shapeNode(g, collision));
+    group->addChild(place);
+  }
+  return group;
 }
 
 void CaptureScene::Impl::build(const std::string& asset_dir) {
@@ -223,6 +281,7 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   if (scale <= 0) scale = 1;
 
   ee_frame = render::endEffectorFrame(model, scenario);
+  own_geometry = !model.visual.empty() || !model.collision.empty();
 
   frames_sw = new osg::Switch;
   {  // one set of axes, shared by every body
@@ -321,6 +380,21 @@ void CaptureScene::Impl::buildBody(int i, const std::string& asset_dir) {
   const core::FlexibleBody& fb = model.flex[i];
   const double r_link = 0.025 * scale;
   const osg::Vec4 link_color = rgba(ScenePalette::kLink);
+  if (own_geometry) {
+    // The robot's own shapes (flexible bodies still drawn deformed from their modes).
+    if (fb.nf > 0 && !fb.beam) {
+      buildPlate(i);
+    } else if (fb.nf > 0) {
+      buildBeam(i);
+    }
+    osg::ref_ptr<osg::Switch> sw = new osg::Switch;
+    sw->setName("geometry");
+    sw->addChild(bodyShapes(model.visual, i, false), !options.collision);
+    sw->addChild(bodyShapes(model.collision, i, true), options.collision);
+    geometry_sw.push_back(sw);
+    xf->addChild(sw);
+    return;
+  }
   if (i == 0) {
     const core::Inertia& I = model.inertia[0];
     const Vector3 size = equivalentBox(I.m, I.inertiaAboutCom(), 0.1 * scale);
@@ -671,6 +745,10 @@ void CaptureScene::Impl::applyOptions() {
   stars_sw->setValue(0, options.stars);
   earth_sw->setValue(0, options.earth);
   ellipsoid_sw->setValue(0, options.ellipsoid);
+  for (osg::Switch* sw : geometry_sw) {
+    sw->setValue(0, !options.collision);
+    sw->setValue(1, options.collision);
+  }
   if (options.workspace && workspace_points.empty() && ee_frame >= 0) buildWorkspace();
   if (workspace_sw->getNumChildren() > 0) workspace_sw->setValue(0, options.workspace);
 }

@@ -1,6 +1,7 @@
 // CaptureScene: the OSG scene of a capture, built once from the chaser's Model and the Scenario,
-// then posed from Snapshots: the bus, arm hubs and gripper from the project's meshes (assets/),
-// rigid links as cylinders, flexible arm segments and solar arrays drawn deformed from their
+// then posed from Snapshots: a robot with its own geometry (URDF <visual>/<collision>, YAML
+// visual:/collision:) as those shapes and meshes, others as the bus, arm hubs and gripper from the
+// project's meshes (assets/) and rigid links as cylinders; flexible arm segments and solar arrays drawn deformed from their
 // modal coordinates (times a display exaggeration), the tumbling debris with its grasp point, the
 // planned and actual end-effector paths, optional body frames, velocity and momentum vectors,
 // the system's centre of mass, a starfield and an Earth-direction arrow.
@@ -37,6 +38,7 @@ struct SceneOptions {
   bool earth = true;        // arrow towards the Earth
   bool ellipsoid = false;   // the hand's manipulability ellipsoid (position, free-floating J* or J_m)
   bool workspace = false;   // the arm's workspace: a cloud of the hand's reachable points, carried by the base
+  bool collision = false;   // a robot with its own geometry: its collision shapes instead of its visuals
 };
 
 // Colours of the main parts, for the tests that look at the pixels (RGB 0-1).

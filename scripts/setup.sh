@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libyaml-cpp-dev libtinyxml2-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqcustomplot-dev
   libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev zlib1g-dev
-  xvfb xauth ffmpeg
+  xvfb xauth ffmpeg liburdfdom-tools
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -30,7 +30,9 @@
 
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
+#include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
+#include "core/io/urdf.hpp"
 #include "render/scene.hpp"
 #include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
@@ -239,6 +241,14 @@ void MainWindow::buildMenus() {
                              runner_->status().time, this);
     if (dialog.exec() == QDialog::Accepted) exportVideo(dialog.path(), dialog.options(), dialog.useViewCamera());
   });
+  file->addAction(tr("Export &robot as URDF..."), this, [this] {
+    if (!runner_) return;
+    const QString p = QFileDialog::getSaveFileName(
+        this, tr("Export the robot as"),
+        QDir(QDir::homePath()).filePath(QString::fromStdString(runner_->model().name) + ".urdf"),
+        tr("URDF (*.urdf)"));
+    if (!p.isEmpty()) exportRobot(p);
+  });
   file->addAction(tr("Save 3D view as &image..."), this, [this] {
     const QString p = QFileDialog::getSaveFileName(this, tr("Save the 3D view as"),
                                                    QDir(QDir::homePath()).filePath(QFileInfo(path_).completeBaseName() + ".png"),
@@ -252,6 +262,12 @@ void MainWindow::buildMenus() {
     const int w = wh.size() == 2 ? wh[0].trimmed().toInt() : 0, h = wh.size() == 2 ? wh[1].trimmed().toInt() : 0;
     exportViewImage(p, w, h);
   });
+  file->addSeparator();
+  repair_inertia_ = file->addAction(tr("Repair non-physical &inertias (URDF robots)"));
+  repair_inertia_->setObjectName("repairInertia");
+  repair_inertia_->setCheckable(true);
+  repair_inertia_->setToolTip(tr("Load URDF links whose inertia no body can have with the nearest physical "
+                                 "inertia (each repair is reported) instead of refusing the robot"));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   updateRecentMenu();
@@ -328,7 +344,8 @@ void MainWindow::buildMenus() {
                             {tr("Stars"), &render::SceneOptions::stars},
                             {tr("Earth direction"), &render::SceneOptions::earth},
                             {tr("Manipulability ellipsoid"), &render::SceneOptions::ellipsoid},
-                            {tr("Workspace (reachable points)"), &render::SceneOptions::workspace}};
+                            {tr("Workspace (reachable points)"), &render::SceneOptions::workspace},
+                            {tr("Collision geometry (robots with their own shapes)"), &render::SceneOptions::collision}};
   for (const Toggle& t : toggles) {
     QAction* a = show->addAction(t.name);
     a->setCheckable(true);
@@ -355,7 +372,9 @@ void MainWindow::updateRecentMenu() {
 
 bool MainWindow::openScenario(const QString& path) {
   try {
-    core::LoadedScenario loaded = core::loadScenario(path.toStdString(), overrides_);
+    auto overrides = overrides_;
+    if (repair_inertia_ && repair_inertia_->isChecked()) overrides.emplace_back("chaser.inertia", "repair");
+    core::LoadedScenario loaded = core::loadScenario(path.toStdString(), overrides);
     std::unique_ptr<SimRunner> runner = makeRunner(path, loaded);
     adopt(path, std::move(loaded), std::move(runner));
     clearGhost();  // another scenario: the previous run no longer compares
@@ -386,9 +405,10 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   for (const std::string& w : scene_->warnings()) statusBar()->showMessage(QString::fromStdString(w), 10000);
   // Keep the overlay choices of the menu.
   render::SceneOptions o;
-  bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth, &o.ellipsoid, &o.workspace};
+  bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth, &o.ellipsoid, &o.workspace,
+                   &o.collision};
   const QList<QAction*> toggles = show_menu_->actions();
-  for (int k = 0; k < 9 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
+  for (int k = 0; k < 10 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
   scene_->setOptions(o);
   history_ = RunHistory{};
   history_.channels = runner_->channels();
@@ -635,6 +655,22 @@ bool MainWindow::exportViewImage(const QString& path, int width, int height, boo
   statusBar()->showMessage(tr("Wrote %1 (%2x%3)").arg(path).arg(width).arg(height), 10000);
   return true;
 }
+
+bool MainWindow::exportRobot(const QString& path, bool quiet) {
+  if (!runner_) return false;
+  try {
+    core::writeFileAtomically(path.toStdString(), core::writeUrdf(runner_->model()));
+  } catch (const std::exception& e) {
+    last_error_ = QString::fromStdString(e.what());
+    if (!quiet) QMessageBox::critical(this, tr("Cannot export the robot"), last_error_);
+    return false;
+  }
+  last_error_.clear();
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 10000);
+  return true;
+}
+
+void MainWindow::setRepairInertia(bool on) { repair_inertia_->setChecked(on); }
 
 QStringList MainWindow::exportFigureSet(const QString& folder, bool quiet) {
   QStringList written;

@@ -90,6 +90,12 @@ class MainWindow : public QMainWindow {
   bool exportVideo(const QString& path, render::VideoOptions options, bool use_view_camera, bool quiet = false);
   // The 3D view at the instant shown, as a PNG of any size (off-screen, the view's camera).
   bool exportViewImage(const QString& path, int width, int height, bool quiet = false);
+  // The open scenario's robot as URDF (core::writeUrdf). False with the reason in lastError() (and
+  // a dialog unless quiet) if it cannot be written.
+  bool exportRobot(const QString& path, bool quiet = false);
+  // File > Repair non-physical inertias: URDF robots opened from now on load with their
+  // non-physical inertias repaired (the scenario's chaser.inertia = repair), each repair reported.
+  void setRepairInertia(bool on);
 
   // Pulls new rows, updates plots, the view and the status bar (the timer's job; public for tests).
   void tick();
@@ -155,6 +161,7 @@ class MainWindow : public QMainWindow {
   ManipulabilityPanel* manipulability_ = nullptr;
   TuningPanel* tuning_ = nullptr;
   QAction* ghost_show_ = nullptr;
+  QAction* repair_inertia_ = nullptr;
   QAction* ghost_clear_ = nullptr;
   ScenarioEditor* editor_ = nullptr;
   QLabel* info_ = nullptr;       // the picked body

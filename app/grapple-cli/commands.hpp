@@ -11,6 +11,7 @@
 
 #include "core/io/scenario_yaml.hpp"
 #include "core/model/model.hpp"
+#include "core/model/model_builder.hpp"
 #include "core/sim/simulation.hpp"
 
 namespace grapple::cli {
@@ -21,6 +22,8 @@ class UsageError : public std::runtime_error {
 };
 
 core::BaseMode parseBaseMode(const std::string& word);
+// --inertia refuse|repair
+core::InertiaPolicy parseInertiaPolicy(const std::string& word);
 // The built-in scenarios folder: $GRAPPLE_SCENARIO_DIR, else the one of the source tree.
 std::string scenarioDir();
 std::string defaultModelPath();
@@ -40,5 +43,6 @@ int runScenario(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runVideo(const std::vector<std::string>& args);
 int runEnvelope(const std::vector<std::string>& args);
+int runExport(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli

@@ -23,13 +23,16 @@ Commands:
         RK4), driven open loop by inverse-dynamics torques; prints the base's reaction, momentum
         and energy balance, tracking error and speed. This is the default command, on the
         built-in chaser (scenarios/robots/mda_deos.yaml).
-  info MODEL [--base fixed|floating|flying]
+  info MODEL [--base fixed|floating|flying] [--inertia refuse|repair]
         The bodies, joints, frames and sizes of a robot.
-  probe --model MODEL --state STATE.json [--base fixed|floating|flying]
+  export urdf MODEL -o FILE.urdf [--base fixed|floating|flying] [--inertia refuse|repair]
+        Write the robot as URDF (as ROS's urdfdom reads it): DH placements as origins, flexible
+        bodies as their rigid equivalent, geometry kept; what URDF cannot say is a comment.
+  probe --model MODEL --state STATE.json [--base fixed|floating|flying] [--inertia refuse|repair]
         Everything the dynamics computes for one state, as JSON: mass matrix, Coriolis matrix,
         forward and inverse dynamics, Jacobians, momentum, energy, centre of mass.
         (The state format is in the README.)
-  modes MODEL [--json] [--base fixed|floating|flying]
+  modes MODEL [--json] [--base fixed|floating|flying] [--inertia refuse|repair]
         Natural frequencies of the flexible bodies: each alone (clamped-loaded segments,
         appendages) and coupled in the whole model linearized at its neutral configuration.
   video [SCENARIO] --out FILE.mp4 [--size WxH] [--fps F] [--speed X] [--start S] [--end S]
@@ -40,7 +43,8 @@ Commands:
         encoded by ffmpeg): 1280x720 at 30 fps by default, X simulated seconds per second of video
         (default 1), from S to S. With --frame T and --out FILE.png: one picture of the instant T,
         at any size. --show: overlays, e.g. frames,ellipsoid,workspace,no-stars (paths, com,
-        stars and earth are on by default). --time-label: "t = 12.34 s" in the corner (default:
+        stars and earth are on by default); collision draws a robot's collision shapes instead of
+        its visuals. --time-label: "t = 12.34 s" in the corner (default:
         on in videos, off in pictures).
   envelope [SCENARIO] --out DIR [--rates R1,R2,...] [--threads N] [--set KEY=VALUE]...
         Fly a capture scenario (default: scenarios/capture_rigid.yaml) over the grid of the
@@ -49,7 +53,8 @@ Commands:
         row per run: outcome, limiting constraint, worst values) and DIR/envelope.svg (the map).
   help  This text.
 
-MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.
+MODEL is a .yaml robot (scenarios/robots/) or a .urdf file. A URDF link whose inertia no body can
+have is refused; --inertia repair loads it with the nearest physical inertia (each repair printed).
 SCENARIO is a scenario file (format in scenarios/README.md).
 Exit codes: 0 success, 1 internal error, 2 bad input (the message names the file and line),
 3 the simulation failed (diverged); the rows before the failure are still written.
@@ -69,6 +74,7 @@ int main(int argc, char** argv) {
     if (command == "probe") return grapple::cli::runProbe(args);
     if (command == "modes") return grapple::cli::runModes(args);
     if (command == "envelope") return grapple::cli::runEnvelope(args);
+    if (command == "export") return grapple::cli::runExport(args);
 #ifdef GRAPPLE_HAVE_VIDEO
     if (command == "video") return grapple::cli::runVideo(args);
 #else

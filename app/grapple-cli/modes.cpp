@@ -19,12 +19,16 @@ int runModes(const std::vector<std::string>& args) {
   std::string path;
   bool json = false;
   std::optional<BaseMode> base;
+  InertiaPolicy inertia = InertiaPolicy::kRefuse;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (args[k] == "--json") {
       json = true;
     } else if (args[k] == "--base") {
       if (k + 1 >= args.size()) throw UsageError("--base needs a value");
       base = parseBaseMode(args[++k]);
+    } else if (args[k] == "--inertia") {
+      if (k + 1 >= args.size()) throw UsageError("--inertia needs a value");
+      inertia = parseInertiaPolicy(args[++k]);
     } else if (path.empty() && args[k].rfind("--", 0) != 0) {
       path = args[k];
     } else {
@@ -33,7 +37,7 @@ int runModes(const std::vector<std::string>& args) {
   }
   if (path.empty()) throw UsageError("modes needs a MODEL file");
   std::vector<std::string> warnings;
-  const Model m = loadModelFile(path, base, &warnings);
+  const Model m = loadModelFile(path, base, &warnings, std::nullopt, inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
   const ModalAnalysis modal = coupledModes(m, neutralConfiguration(m));
   const std::vector<std::string> names = m.velocityNames();

@@ -301,6 +301,7 @@ void writeProbe(std::ostream& out, const Model& m, const std::string& model_path
 int runProbe(const std::vector<std::string>& args) {
   std::string model_path, state_path;
   std::optional<BaseMode> base;
+  InertiaPolicy inertia = InertiaPolicy::kRefuse;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const std::string& a = args[k];
     auto next = [&]() -> std::string {
@@ -310,13 +311,14 @@ int runProbe(const std::vector<std::string>& args) {
     if (a == "--model") model_path = next();
     else if (a == "--state") state_path = next();
     else if (a == "--base") base = parseBaseMode(next());
+    else if (a == "--inertia") inertia = parseInertiaPolicy(next());
     else throw UsageError("probe: unknown option '" + a + "'");
   }
   if (model_path.empty() || state_path.empty()) {
     throw UsageError("probe needs --model FILE and --state STATE.json");
   }
   std::vector<std::string> warnings;
-  const Model m = loadModelFile(model_path, base, &warnings);
+  const Model m = loadModelFile(model_path, base, &warnings, std::nullopt, inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
   ProbeState s = readState(state_path, m);
   writeProbe(std::cout, m, model_path, s);

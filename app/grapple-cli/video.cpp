@@ -90,10 +90,11 @@ int runVideo(const std::vector<std::string>& args) {
                    : item == "momentum" ? &o.scene.momentum : item == "com" ? &o.scene.com
                    : item == "paths" ? &o.scene.paths : item == "stars" ? &o.scene.stars
                    : item == "earth" ? &o.scene.earth : item == "ellipsoid" ? &o.scene.ellipsoid
-                   : item == "workspace" ? &o.scene.workspace : nullptr;
+                   : item == "workspace" ? &o.scene.workspace : item == "collision" ? &o.scene.collision
+                   : nullptr;
         if (flag == nullptr) {
           throw UsageError("--show: unknown overlay '" + item + "' (frames, velocities, momentum, com, paths, "
-                           "stars, earth, ellipsoid, workspace; no-X hides X)");
+                           "stars, earth, ellipsoid, workspace, collision; no-X hides X)");
         }
         *flag = on;
       }

@@ -37,9 +37,9 @@ void upperSweep(const Model& m, Data& d, const double* b, std::vector<Vector6>& 
       const double xhat = b[iv] - zeta[ax];
       zeta += d.phi[i].col(0) * xhat;
       xbar[iv] = xhat * d.Delta_inv[iv];
-    } else if (nv == 6) {
-      // The free base, always the root: P = I, so Δ_0 = M̄_0, and no φ_0 is needed (nothing
-      // lies above it).
+    } else if (nv == 6 && p < 0) {
+      // The free base: P = I, so Δ_0 = M̄_0, and no φ_0 is needed (nothing lies above it). A
+      // free joint inside the tree takes the general path below.
       if constexpr (kFactorize) d.Delta_base.compute(d.Mbar[i]);
       xbar.segment<6>(iv) = d.Delta_base.solve(Eigen::Map<const Vector6>(b + iv) - zeta);
     } else if (nv > 1) {

@@ -141,6 +141,71 @@ FlexSpec readFlexible(const yaml::Reader& r, const YAML::Node& n, const std::str
   return f;
 }
 
+// visual: / collision: a list of shapes, each
+//   {type: box, size: [x, y, z]} | {type: cylinder or capsule, radius: r, length: l} |
+//   {type: sphere, radius: r} | {type: mesh, file: URI, scale: [sx, sy, sz]}
+// with an optional origin {xyz, rpy} in the link frame and colour [r, g, b, a] (0-1).
+std::vector<Geometry> readShapes(const yaml::Reader& r, const YAML::Node& n, const std::string& link,
+                                 const std::string& what) {
+  r.requireSequence(n, what);
+  std::vector<Geometry> out;
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node s = n[k];
+    const std::string w = what + "[" + std::to_string(k) + "]";
+    r.checkKeys(s, {"type", "size", "radius", "length", "file", "scale", "origin", "color"}, w);
+    Geometry g;
+    g.link = link;
+    const std::string type = r.choice(r.require(s, "type", w), {"box", "cylinder", "sphere", "capsule", "mesh"},
+                                      w + ".type");
+    auto only = [&](std::initializer_list<const char*> keys) {
+      for (const char* key : {"size", "radius", "length", "file", "scale"}) {
+        bool allowed = false;
+        for (const char* a : keys) allowed = allowed || std::string(a) == key;
+        if (s[key].IsDefined() && !allowed) r.fail(s[key], w + "." + key + ": not used by a " + type);
+      }
+    };
+    if (type == "box") {
+      only({"size"});
+      g.type = ShapeType::kBox;
+      g.size = r.vector3(r.require(s, "size", w), w + ".size");
+    } else if (type == "cylinder" || type == "capsule") {
+      only({"radius", "length"});
+      g.type = type == "cylinder" ? ShapeType::kCylinder : ShapeType::kCapsule;
+      g.size = Vector3(r.nonNegative(r.require(s, "radius", w), w + ".radius"),
+                       r.nonNegative(r.require(s, "length", w), w + ".length"), 0);
+    } else if (type == "sphere") {
+      only({"radius"});
+      g.type = ShapeType::kSphere;
+      g.size.x() = r.nonNegative(r.require(s, "radius", w), w + ".radius");
+    } else {
+      only({"file", "scale"});
+      g.type = ShapeType::kMesh;
+      g.mesh_uri = r.string(r.require(s, "file", w), w + ".file");
+      g.mesh_path = resolveMeshUri(g.mesh_uri, r.file());
+      if (s["scale"].IsDefined()) g.scale = r.vector3(s["scale"], w + ".scale");
+    }
+    if ((g.size.array() < 0).any()) r.fail(s["size"], w + ".size: sides must be >= 0 m");
+    if (s["origin"].IsDefined()) g.origin = readOrigin(r, s["origin"], w + ".origin");
+    if (s["color"].IsDefined()) {
+      const std::vector<double> c = r.numbers(s["color"], 4, w + ".color");
+      for (int i = 0; i < 4; ++i) {
+        if (c[i] < 0 || c[i] > 1) r.fail(s["color"], w + ".color: expected [r, g, b, a] between 0 and 1");
+        g.rgba[i] = float(c[i]);
+      }
+      g.has_color = true;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+void readLinkShapes(const yaml::Reader& r, const YAML::Node& n, LinkSpec& link, const std::string& what) {
+  if (n["visual"].IsDefined()) link.visual = readShapes(r, n["visual"], link.name, what + ".visual");
+  if (n["collision"].IsDefined()) {
+    link.collision = readShapes(r, n["collision"], link.name, what + ".collision");
+  }
+}
+
 JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::string& child,
                     const std::string& what) {
   r.checkKeys(n, {"name", "type", "parent", "origin", "dh", "axis", "axis2", "limits", "armature"},
@@ -217,7 +282,8 @@ ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
         "model.flex_model")));
   }
   const YAML::Node base = r.require(model, "base", "model");
-  r.checkKeys(base, {"name", "mode", "mass", "com", "inertia", "placement"}, "model.base");
+  r.checkKeys(base, {"name", "mode", "mass", "com", "inertia", "placement", "visual", "collision"},
+              "model.base");
   const std::string mode = r.choice(r.require(base, "mode", "model.base"),
                                     {"fixed", "floating", "flying"}, "model.base.mode");
   b.setBaseMode(mode == "fixed" ? BaseMode::kFixed
@@ -231,16 +297,19 @@ ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
   }
   const std::string base_name = base["name"].IsDefined() ? r.string(base["name"], "model.base.name")
                                                          : std::string("base");
-  b.addLink({base_name, readBody(r, base, "model.base"), at(r, base), std::nullopt});
+  LinkSpec base_link{base_name, readBody(r, base, "model.base"), at(r, base), std::nullopt, {}, {}};
+  readLinkShapes(r, base, base_link, "model.base");
+  b.addLink(std::move(base_link));
   if (model["links"].IsDefined()) {
     const YAML::Node links = model["links"];
     r.requireSequence(links, "model.links");
     for (std::size_t k = 0; k < links.size(); ++k) {
       const YAML::Node l = links[k];
       const std::string what = "model.links[" + std::to_string(k) + "]";
-      r.checkKeys(l, {"name", "mass", "com", "inertia", "joint", "flexible"}, what);
+      r.checkKeys(l, {"name", "mass", "com", "inertia", "joint", "flexible", "visual", "collision"}, what);
       const std::string name = r.string(r.require(l, "name", what), what + ".name");
-      LinkSpec link{name, readBody(r, l, "link '" + name + "'"), at(r, l), std::nullopt};
+      LinkSpec link{name, readBody(r, l, "link '" + name + "'"), at(r, l), std::nullopt, {}, {}};
+      readLinkShapes(r, l, link, what);
       if (l["flexible"].IsDefined()) {
         link.flexible = readFlexible(r, l["flexible"], "link '" + name + "'.flexible");
       }
@@ -292,7 +361,8 @@ Model buildModelYaml(const yaml::Reader& reader, const YAML::Node& model_node, s
 Model loadModelYaml(const std::string& path) { return buildOrThrow(readModelFile(path), path); }
 
 Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
-                    std::vector<std::string>* warnings, std::optional<FlexModel> flex_model) {
+                    std::vector<std::string>* warnings, std::optional<FlexModel> flex_model,
+                    InertiaPolicy inertia) {
   auto ends_with = [&](const char* ext) {
     const std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
@@ -300,6 +370,7 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
   if (ends_with(".urdf") || ends_with(".URDF")) {
     UrdfOptions o;
     o.base_mode = base_mode;
+    o.inertia = inertia;
     UrdfResult res = loadUrdf(path, o);
     if (warnings) warnings->insert(warnings->end(), res.warnings.begin(), res.warnings.end());
     return std::move(res.model);

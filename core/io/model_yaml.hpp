@@ -25,9 +25,11 @@ Model buildModelYaml(const yaml::Reader& reader, const YAML::Node& model_node,
 
 // Any robot file, by extension: .urdf (URDF) or .yaml/.yml (YAML). `base_mode` overrides the
 // file's base mode; URDF warnings (elements read but not modelled) are appended to `warnings`.
-// `flex_model` sets the approximate model of every flexible link (YAML robots).
+// `flex_model` sets the approximate model of every flexible link (YAML robots). `inertia` says
+// what to do with a URDF link whose inertia no body can have (a repair is one more warning).
 Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode = std::nullopt,
                     std::vector<std::string>* warnings = nullptr,
-                    std::optional<FlexModel> flex_model = std::nullopt);
+                    std::optional<FlexModel> flex_model = std::nullopt,
+                    InertiaPolicy inertia = InertiaPolicy::kRefuse);
 
 }  // namespace grapple::core

@@ -136,8 +136,8 @@ void readDebris(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
 
 void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "chaser";
-  r.checkKeys(n, {"robot", "model", "base_mode", "flex_model", "structural_damping", "initial", "thrusters",
-                  "attitude_control"},
+  r.checkKeys(n, {"robot", "model", "base_mode", "flex_model", "inertia", "structural_damping", "initial",
+                  "thrusters", "attitude_control"},
               w);
   if (const YAML::Node a = n["attitude_control"]; a.IsDefined()) {
     const std::string wa = w + ".attitude_control";
@@ -181,6 +181,10 @@ void readChaser(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   if (n["flex_model"].IsDefined()) {
     c.flex_model = flexModelFromName(r.choice(n["flex_model"], {"flex", "flex-M", "flex-M-printed", "flex-MA", "flex-MR"},
                                               w + ".flex_model"));
+  }
+  if (n["inertia"].IsDefined()) {
+    c.inertia = r.choice(n["inertia"], {"refuse", "repair"}, w + ".inertia") == "repair" ? InertiaPolicy::kRepair
+                                                                                          : InertiaPolicy::kRefuse;
   }
   if (n["structural_damping"].IsDefined()) {
     const double z = r.nonNegative(n["structural_damping"], w + ".structural_damping");
@@ -606,7 +610,8 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   if (doc["requirements"].IsDefined()) readRequirements(r, doc["requirements"], s);
   // A bad robot file reports its own file and line; an embedded robot, the scenario's.
   out.model = s.chaser.model_yaml.empty()
-                  ? loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model)
+                  ? loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model,
+                                  s.chaser.inertia)
                   : buildModelYaml(r, doc["chaser"]["model"], s.chaser.base_mode, s.chaser.flex_model);
   out.model.gravity_W = s.gravity;
   if (s.chaser.structural_damping) {
@@ -679,6 +684,7 @@ std::string scenarioToYaml(const Scenario& s) {
   }
   if (c.base_mode) e << YAML::Key << "base_mode" << YAML::Value << std::string(baseModeName(*c.base_mode));
   if (c.flex_model) e << YAML::Key << "flex_model" << YAML::Value << std::string(flexModelName(*c.flex_model));
+  if (c.inertia == InertiaPolicy::kRepair) e << YAML::Key << "inertia" << YAML::Value << "repair";
   if (c.structural_damping) e << YAML::Key << "structural_damping" << YAML::Value << *c.structural_damping;
   if (c.attitude_control) {
     const auto& ac = *c.attitude_control;

@@ -1,10 +1,17 @@
 #include "core/io/urdf.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include <Eigen/Eigenvalues>
 #include <tinyxml2.h>
 
 #include "core/io/load_error.hpp"
@@ -13,7 +20,98 @@
 namespace grapple::core {
 namespace {
 
+namespace fs = std::filesystem;
 using tinyxml2::XMLElement;
+
+std::string trimmed(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t\n\r"));
+  s.erase(s.find_last_not_of(" \t\n\r") + 1);
+  return s;
+}
+
+// The name a ROS package folder declares in its package.xml (<name>), empty if it has none.
+std::string packageName(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "package.xml", ec)) return {};
+  tinyxml2::XMLDocument doc;
+  if (doc.LoadFile((dir / "package.xml").c_str()) != tinyxml2::XML_SUCCESS) return {};
+  const XMLElement* root = doc.RootElement();
+  const XMLElement* name = root ? root->FirstChildElement("name") : nullptr;
+  return name && name->GetText() ? trimmed(name->GetText()) : std::string();
+}
+
+// The folder of package `pkg` under `root`: root itself, root/pkg, or a package folder up to
+// `depth` levels down (rospack crawls ROS_PACKAGE_PATH the same way).
+std::optional<fs::path> findPackageUnder(const fs::path& root, const std::string& pkg, int depth) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return std::nullopt;
+  if (packageName(root) == pkg) return root;
+  if (fs::is_regular_file(root / pkg / "package.xml", ec)) return root / pkg;
+  if (depth == 0) return std::nullopt;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string leaf = it->path().filename().string();
+    if (it->is_directory(ec) && !leaf.empty() && leaf[0] != '.') {
+      if (auto found = findPackageUnder(it->path(), pkg, depth - 1)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> splitPathList(const char* env) {
+  std::vector<std::string> out;
+  if (env == nullptr) return out;
+  std::stringstream in(env);
+  std::string item;
+  while (std::getline(in, item, ':')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string resolveMeshUri(const std::string& uri, const std::string& urdf_file) {
+  std::error_code ec;
+  const fs::path here = fs::absolute(fs::path(urdf_file), ec).parent_path();
+  fs::path file;
+  if (uri.rfind("package://", 0) == 0) {
+    const std::string rest = uri.substr(10);
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string::npos) return {};
+    const std::string pkg = rest.substr(0, slash), inside = rest.substr(slash + 1);
+    std::optional<fs::path> dir;
+    for (const std::string& root : splitPathList(std::getenv("ROS_PACKAGE_PATH"))) {
+      if ((dir = findPackageUnder(root, pkg, 2))) break;
+    }
+    if (!dir) {
+      for (const std::string& prefix : splitPathList(std::getenv("AMENT_PREFIX_PATH"))) {
+        if (fs::is_directory(fs::path(prefix) / "share" / pkg, ec)) {
+          dir = fs::path(prefix) / "share" / pkg;
+          break;
+        }
+      }
+    }
+    // Near the file: the package holding it, or a folder of that name beside one of its folders.
+    for (fs::path p = here; !dir && !p.empty(); p = p.parent_path()) {
+      if (packageName(p) == pkg) {
+        dir = p;
+      } else if (fs::is_directory(p / pkg, ec)) {
+        dir = p / pkg;
+      }
+      if (p == p.parent_path()) break;
+    }
+    if (!dir) return {};
+    file = *dir / inside;
+  } else if (uri.rfind("file://", 0) == 0) {
+    file = uri.substr(7);
+  } else {
+    file = fs::path(uri).is_absolute() ? fs::path(uri) : here / uri;
+  }
+  file = file.lexically_normal();  // "urdf/../meshes" even where urdf/ does not exist
+  return fs::is_regular_file(file, ec) ? file.string() : std::string();
+}
+
+namespace {
 
 class UrdfReader {
  public:
@@ -26,6 +124,11 @@ class UrdfReader {
                       (robot ? ", got <" + std::string(robot->Name()) + ">" : ""));
     }
     std::string name = robot->Attribute("name") ? robot->Attribute("name") : "robot";
+    // Materials first: a link may use a material defined anywhere in the file.
+    for (const XMLElement* e = robot->FirstChildElement("material"); e;
+         e = e->NextSiblingElement("material")) {
+      readMaterial(e);
+    }
     ModelBuilder builder(name);
     std::vector<JointSpec> joints;
     std::map<std::string, const XMLElement*> link_elements;
@@ -38,10 +141,9 @@ class UrdfReader {
       } else if (tag == "joint") {
         joints.push_back(readJoint(e));
       } else if (tag == "material" || tag == "transmission" || tag == "gazebo") {
-        continue;  // rendering and ROS control data: not part of the dynamics
+        continue;  // colours (read above) and ROS control data: not part of the dynamics
       } else {
-        fail(e, "unknown element <" + tag +
-                    "> in <robot> (expected link, joint, material, transmission or gazebo)");
+        ignored(e, "element <" + tag + "> in <robot>");
       }
     }
 
@@ -62,7 +164,7 @@ class UrdfReader {
       if (wj.type == JointType::kFixed) {
         mode = BaseMode::kFixed;
         base_placement_ = wj.origin;
-      } else if (floating_joints_.count(from_world[0])) {
+      } else if (wj.type == JointType::kFree) {
         mode = BaseMode::kFloating;
       } else {
         fail(joint_elements_[from_world[0]],
@@ -70,13 +172,6 @@ class UrdfReader {
       }
       joints.erase(joints.begin() + static_cast<long>(from_world[0]));
       links.erase(world);
-    }
-    for (const JointSpec& j : joints) {
-      if (j.type == JointType::kFree) {
-        throw LoadError(file_, j.where.line,
-                        "joint '" + j.name + "': a floating joint is only allowed from 'world' "
-                        "(Grapple's free joint is the base)");
-      }
     }
     if (options_.base_mode) mode = *options_.base_mode;
 
@@ -98,6 +193,10 @@ class UrdfReader {
   }
   void warn(const XMLElement* e, const std::string& message) {
     warnings_.push_back(LoadError::format(file_, e->GetLineNum(), "warning: " + message));
+  }
+  // Elements and attributes URDF readers skip: one warning per kind, at its first occurrence.
+  void ignored(const XMLElement* e, const std::string& what) {
+    if (ignored_.insert(what).second) warn(e, "unknown " + what + " is ignored");
   }
   SourceLocation where(const XMLElement* e) const { return {file_, e->GetLineNum()}; }
 
@@ -140,7 +239,7 @@ class UrdfReader {
     return numbers(e, attr, 1, "")[0];
   }
 
-  Transform origin(const XMLElement* parent) const {
+  Transform origin(const XMLElement* parent) {
     const XMLElement* o = parent->FirstChildElement("origin");
     if (o == nullptr) return Transform::Identity();
     checkAttributes(o, {"xyz", "rpy"});
@@ -149,24 +248,78 @@ class UrdfReader {
     return {rpyToMatrix(Vector3(rpy[0], rpy[1], rpy[2])), Vector3(xyz[0], xyz[1], xyz[2])};
   }
 
-  void checkChildren(const XMLElement* e, std::initializer_list<const char*> allowed) const {
+  void checkChildren(const XMLElement* e, std::initializer_list<const char*> allowed) {
     for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
       bool ok = false;
       for (const char* a : allowed) ok = ok || std::string(c->Name()) == a;
-      if (!ok) {
-        std::string list;
-        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(c, "unknown element <" + std::string(c->Name()) + "> in <" + e->Name() +
-                    "> (expected " + list + ")");
-      }
+      if (!ok) ignored(c, "element <" + std::string(c->Name()) + "> in <" + e->Name() + ">");
     }
   }
-  void checkAttributes(const XMLElement* e, std::initializer_list<const char*> allowed) const {
+  void checkAttributes(const XMLElement* e, std::initializer_list<const char*> allowed) {
     for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
       bool ok = false;
       for (const char* n : allowed) ok = ok || std::string(a->Name()) == n;
-      if (!ok) fail(e, "unknown attribute '" + std::string(a->Name()) + "' on <" + e->Name() + ">");
+      if (!ok) ignored(e, "attribute '" + std::string(a->Name()) + "' on <" + e->Name() + ">");
     }
+  }
+
+  // <material name="..."><color rgba="r g b a"/></material>: its colour, if it has one, is
+  // remembered by name for the visuals that name it.
+  std::optional<std::array<float, 4>> readMaterial(const XMLElement* e) {
+    checkChildren(e, {"color", "texture"});
+    const std::string name = e->Attribute("name") ? e->Attribute("name") : "";
+    if (const XMLElement* c = e->FirstChildElement("color")) {
+      const std::vector<double> v = numbers(c, "rgba", 4, "");
+      for (double x : v) {
+        if (x < 0 || x > 1) fail(c, "<color rgba>: expected 4 numbers between 0 and 1");
+      }
+      const std::array<float, 4> rgba = {float(v[0]), float(v[1]), float(v[2]), float(v[3])};
+      if (!name.empty()) materials_[name] = rgba;
+      return rgba;
+    }
+    if (auto it = materials_.find(name); it != materials_.end()) return it->second;
+    return std::nullopt;
+  }
+
+  // <visual> or <collision>: an origin and one <geometry>.
+  Geometry readGeometry(const XMLElement* e, const std::string& link) {
+    checkChildren(e, {"origin", "geometry", "material"});
+    Geometry g;
+    g.link = link;
+    g.origin = origin(e);
+    const XMLElement* geo = e->FirstChildElement("geometry");
+    if (geo == nullptr) fail(e, "link '" + link + "': <" + e->Name() + "> needs a <geometry>");
+    const XMLElement* s = geo->FirstChildElement();
+    if (s == nullptr) fail(geo, "link '" + link + "': <geometry> needs a box, cylinder, sphere or mesh");
+    const std::string kind = s->Name();
+    if (kind == "box") {
+      g.type = ShapeType::kBox;
+      const std::vector<double> v = numbers(s, "size", 3, "");
+      g.size = Vector3(v[0], v[1], v[2]);
+    } else if (kind == "cylinder" || kind == "capsule") {
+      g.type = kind == "cylinder" ? ShapeType::kCylinder : ShapeType::kCapsule;
+      g.size = Vector3(number(s, "radius", 0, true), number(s, "length", 0, true), 0);
+    } else if (kind == "sphere") {
+      g.type = ShapeType::kSphere;
+      g.size = Vector3(number(s, "radius", 0, true), 0, 0);
+    } else if (kind == "mesh") {
+      g.type = ShapeType::kMesh;
+      g.mesh_uri = attribute(s, "filename");
+      g.mesh_path = resolveMeshUri(g.mesh_uri, file_);
+      const std::vector<double> v = numbers(s, "scale", 3, "1 1 1");
+      g.scale = Vector3(v[0], v[1], v[2]);
+    } else {
+      fail(s, "link '" + link + "': unknown geometry <" + kind +
+                  "> (expected box, cylinder, sphere, capsule or mesh)");
+    }
+    if ((g.size.array() < 0).any()) fail(s, "link '" + link + "': sizes must be >= 0 m");
+    if (const XMLElement* m = e->FirstChildElement("material")) {
+      if (auto rgba = readMaterial(m)) {
+        g.has_color = true;
+        g.rgba = *rgba;
+      }
+    }
+    return g;
   }
 
   LinkSpec readLink(const XMLElement* e) {
@@ -174,6 +327,13 @@ class UrdfReader {
     LinkSpec link;
     link.name = attribute(e, "name");
     link.where = where(e);
+    for (const XMLElement* v = e->FirstChildElement("visual"); v; v = v->NextSiblingElement("visual")) {
+      link.visual.push_back(readGeometry(v, link.name));
+    }
+    for (const XMLElement* c = e->FirstChildElement("collision"); c;
+         c = c->NextSiblingElement("collision")) {
+      link.collision.push_back(readGeometry(c, link.name));
+    }
     const XMLElement* in = e->FirstChildElement("inertial");
     if (in == nullptr) return link;  // massless: fine for frames, checked by the builder
     checkChildren(in, {"origin", "mass", "inertia"});
@@ -193,9 +353,24 @@ class UrdfReader {
       fail(in, "<inertial> of link '" + link.name + "' has a mass but no <inertia>");
     }
     const Transform X = origin(in);
-    const Matrix3 I_link = X.R * I_c * X.R.transpose();
+    Matrix3 I_link = X.R * I_c * X.R.transpose();
     const std::string why = checkPhysicalInertia(m, I_link);
-    if (!why.empty()) fail(I ? I : in, "link '" + link.name + "': " + why);
+    if (!why.empty()) {
+      if (options_.inertia != InertiaPolicy::kRepair) {
+        fail(I ? I : in, "link '" + link.name + "': " + why +
+                             " (to load the file anyway with the nearest physical inertia: "
+                             "--inertia repair, or 'inertia: repair' in the scenario's chaser)");
+      }
+      const Matrix3 repaired = nearestPhysicalInertia(I_link);
+      Eigen::SelfAdjointEigenSolver<Matrix3> before(I_link, Eigen::EigenvaluesOnly),
+          after(repaired, Eigen::EigenvaluesOnly);
+      std::ostringstream os;
+      os << "link '" << link.name << "': inertia repaired, principal moments ("
+         << before.eigenvalues().transpose() << ") -> (" << after.eigenvalues().transpose()
+         << ") kg m^2";
+      warn(I ? I : in, os.str());
+      I_link = repaired;
+    }
     link.inertia = Inertia::FromCom(m, X.p, I_link);
     return link;
   }
@@ -207,7 +382,6 @@ class UrdfReader {
     j.name = attribute(e, "name");
     j.where = where(e);
     const std::string type = attribute(e, "type");
-    const std::size_t index = joint_elements_.size();
     joint_elements_.push_back(e);
     if (type == "revolute" || type == "continuous") {
       j.type = JointType::kRevolute;
@@ -217,13 +391,12 @@ class UrdfReader {
       j.type = JointType::kFixed;
     } else if (type == "floating") {
       j.type = JointType::kFree;
-      floating_joints_[index] = true;
     } else if (type == "planar") {
-      fail(e, "joint '" + j.name + "': planar joints are not supported (use two prismatic and "
-              "one revolute joint)");
+      fail(e, "joint '" + j.name + "': planar joints are not supported (the dynamics has no "
+              "planar joint: write it as two prismatic joints and a revolute joint)");
     } else {
       fail(e, "joint '" + j.name + "': unknown type '" + type +
-                  "' (expected revolute, continuous, prismatic, fixed or floating)");
+                  "' (expected revolute, continuous, prismatic, fixed, floating or planar)");
     }
     const XMLElement* parent = e->FirstChildElement("parent");
     const XMLElement* child = e->FirstChildElement("child");
@@ -232,7 +405,9 @@ class UrdfReader {
     j.parent = attribute(parent, "link");
     j.child = attribute(child, "link");
     j.origin = origin(e);
-    if (const XMLElement* axis = e->FirstChildElement("axis")) {
+    const bool moves = j.type == JointType::kRevolute || j.type == JointType::kPrismatic;
+    const XMLElement* axis = e->FirstChildElement("axis");
+    if (axis != nullptr && moves) {  // fixed and floating joints have no axis: urdfdom skips it
       const std::vector<double> a = numbers(axis, "xyz", 3, "1 0 0");
       j.axis = Vector3(a[0], a[1], a[2]);
       if (j.axis.norm() < 1e-12) fail(axis, "joint '" + j.name + "': the axis is zero");
@@ -252,7 +427,7 @@ class UrdfReader {
           }
         }
       }
-      if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
+      if (moves) {
         const double effort = number(limit, "effort", 0.0, false);
         const double velocity = number(limit, "velocity", 0.0, false);
         if (effort < 0 || velocity < 0) {
@@ -266,12 +441,14 @@ class UrdfReader {
       checkAttributes(dyn, {"damping", "friction"});
       const double damping = number(dyn, "damping", 0.0, false);
       const double friction = number(dyn, "friction", 0.0, false);
-      if (damping != 0.0 || friction != 0.0) {
-        warn(dyn, "joint '" + j.name + "': damping and friction are not modelled and are ignored");
+      if ((damping != 0.0 || friction != 0.0) && ignored_.insert("dynamics").second) {
+        warn(dyn, "joint '" + j.name + "': damping and friction are not modelled and are ignored "
+                  "(here and in every other joint)");
       }
     }
     if (const XMLElement* mimic = e->FirstChildElement("mimic")) {
-      fail(mimic, "joint '" + j.name + "': mimic joints are not supported");
+      fail(mimic, "joint '" + j.name + "': mimic joints are not supported (the dynamics gives "
+                  "every joint its own coordinate)");
     }
     if (const XMLElement* s = e->FirstChildElement("safety_controller")) {
       warn(s, "joint '" + j.name + "': <safety_controller> is ignored");
@@ -283,7 +460,8 @@ class UrdfReader {
   UrdfOptions options_;
   Transform base_placement_;
   std::vector<const XMLElement*> joint_elements_;
-  std::map<std::size_t, bool> floating_joints_;
+  std::map<std::string, std::array<float, 4>> materials_;
+  std::set<std::string> ignored_;
   std::vector<std::string> warnings_;
 };
 

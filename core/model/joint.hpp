@@ -21,7 +21,7 @@ enum class JointType {
   kCylindrical,  // 2 DOF about and along `axis`; q = [angle, displacement]
   kUniversal,    // 2 DOF: rotation about `axis`, then about `axis2` of the rotated frame
   kSpherical,    // 3 DOF; q = unit quaternion [w x y z] of B in J, v = ω of B in J, B components
-  kFree,         // 6 DOF (the floating or flying base); q = [p_JB (3); quaternion (4)],
+  kFree,         // 6 DOF (a free base or a floating joint); q = [p_JB (3); quaternion (4)],
                  // v = twist [v; ω] of B in B components
 };
 

@@ -11,6 +11,17 @@ std::string_view baseModeName(BaseMode mode) {
   return "?";
 }
 
+std::string_view shapeTypeName(ShapeType type) {
+  switch (type) {
+    case ShapeType::kBox: return "box";
+    case ShapeType::kCylinder: return "cylinder";
+    case ShapeType::kSphere: return "sphere";
+    case ShapeType::kCapsule: return "capsule";
+    case ShapeType::kMesh: return "mesh";
+  }
+  return "?";
+}
+
 int Model::frameId(std::string_view frame_name) const {
   for (std::size_t k = 0; k < frames.size(); ++k) {
     if (frames[k].name == frame_name) return static_cast<int>(k);

@@ -18,6 +18,7 @@
 
 #include "core/math/spatial.hpp"
 #include "core/model/flexible.hpp"
+#include "core/model/geometry.hpp"
 #include "core/model/joint.hpp"
 
 namespace grapple::core {
@@ -29,6 +30,10 @@ enum class BaseMode {
   kFlying,    // free and actuated by a 6-DOF wrench (thrusters, wheels)
 };
 std::string_view baseModeName(BaseMode mode);
+
+// What a reader does with a link whose inertia no body can have: refuse the file (the default),
+// or replace it by nearestPhysicalInertia (model_builder.hpp) and report the repair as a warning.
+enum class InertiaPolicy { kRefuse, kRepair };
 
 // A named frame attached to a body: every URDF/YAML link, the tool frame, etc.
 struct Frame {
@@ -55,6 +60,8 @@ struct Model {
                                            //   with all fixed links merged in
   std::vector<Matrix6> inertia_matrix;     // (nbodies) the same as 6x6 matrices M_i
   std::vector<Frame> frames;               // every named link
+  std::vector<Geometry> visual;            // shapes drawn, placed in their bodies' frames
+  std::vector<Geometry> collision;         // shapes for planning and contact checks, likewise
 
   Vector3 gravity_W = Vector3::Zero();     // [m/s^2] uniform gravity, inertial components
 

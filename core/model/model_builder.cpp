@@ -52,6 +52,34 @@ std::string checkPhysicalInertia(double mass, const Matrix3& I) {
   return {};
 }
 
+Matrix3 nearestPhysicalInertia(const Matrix3& I_com) {
+  const Matrix3 I = 0.5 * (I_com + I_com.transpose());
+  Eigen::SelfAdjointEigenSolver<Matrix3> eig(I);
+  const Vector3 d = eig.eigenvalues();  // increasing: d0 <= d1 <= d2
+  // With the moments sorted, physical means d0 >= 0 and d0 + d1 >= d2 (the other inequalities
+  // follow). The nearest such point is the nearest feasible one among the point itself and its
+  // projections onto each set of active constraints (a convex set: one of them is the answer).
+  const double m = std::max(0.0, 0.5 * (d[1] + d[2]));
+  const double t = (d[2] - d[0] - d[1]) / 3.0;
+  const Vector3 candidates[] = {d,
+                                d + t * Vector3(1, 1, -1),   // onto d0 + d1 = d2
+                                Vector3(0, d[1], d[2]),      // onto d0 = 0
+                                Vector3(0, m, m),            // onto both
+                                Vector3::Zero()};
+  Vector3 best = Vector3::Zero();
+  double best_distance = std::numeric_limits<double>::infinity();
+  const double tol = 1e-12 * std::max(1e-300, d.cwiseAbs().maxCoeff());
+  for (const Vector3& c : candidates) {
+    const bool physical = c.minCoeff() >= -tol && c[0] + c[1] >= c[2] - tol && c[0] + c[2] >= c[1] - tol &&
+                          c[1] + c[2] >= c[0] - tol;
+    if (physical && (c - d).norm() < best_distance) {
+      best = c.cwiseMax(0.0);
+      best_distance = (c - d).norm();
+    }
+  }
+  return eig.eigenvectors() * best.asDiagonal() * eig.eigenvectors().transpose();
+}
+
 LinkSpec& ModelBuilder::link(const std::string& name) {
   for (LinkSpec& l : links_) {
     if (l.name == name) return l;
@@ -136,9 +164,6 @@ Model ModelBuilder::build() const {
     if (!joint_names.emplace(J.name, static_cast<int>(k)).second) {
       fail(J.where, who + " is defined twice");
     }
-    if (J.type == JointType::kFree) {
-      fail(J.where, who + ": free joints are only for the base (set the base mode instead)");
-    }
     auto p = link_index.find(J.parent);
     if (p == link_index.end()) fail(J.where, who + ": parent link '" + J.parent + "' does not exist");
     auto c = link_index.find(J.child);
@@ -184,8 +209,10 @@ Model ModelBuilder::build() const {
     check_size(J.velocity, "velocity limit");
     check_size(J.effort, "effort limit");
     check_size(J.armature, "armature");
-    if ((!J.lower.empty() || !J.upper.empty()) && J.type == JointType::kSpherical) {
-      fail(J.where, who + ": position limits are not supported on a spherical joint");
+    if ((!J.lower.empty() || !J.upper.empty()) &&
+        (J.type == JointType::kSpherical || J.type == JointType::kFree)) {
+      fail(J.where, who + ": position limits are not supported on a " +
+                        std::string(jointTypeName(J.type)) + " joint");
     }
     for (std::size_t d = 0; d < J.lower.size() && d < J.upper.size(); ++d) {
       if (J.lower[d] > J.upper[d]) fail(J.where, who + ": lower limit is above the upper limit");
@@ -311,6 +338,15 @@ Model ModelBuilder::build() const {
   for (std::size_t k = 0; k < links_.size(); ++k) {
     model.inertia[place[k].body] += links_[k].inertia.toParent(place[k].X_body_link);
     model.frames.push_back({links_[k].name, place[k].body, place[k].X_body_link});
+    for (auto [from, to] : {std::pair{&links_[k].visual, &model.visual},
+                            std::pair{&links_[k].collision, &model.collision}}) {
+      for (Geometry g : *from) {
+        g.link = links_[k].name;
+        g.body = place[k].body;
+        g.origin = place[k].X_body_link * g.origin;
+        to->push_back(std::move(g));
+      }
+    }
   }
   for (const Inertia& I : model.inertia) model.inertia_matrix.push_back(I.matrix());
 

@@ -79,6 +79,7 @@ struct LinkSpec {
   Inertia inertia;      // about the link origin, link components (the undeformed body)
   SourceLocation where;
   std::optional<FlexSpec> flexible;
+  std::vector<Geometry> visual, collision;  // origins in the link frame
 };
 
 struct JointSpec {
@@ -135,5 +136,10 @@ class ModelBuilder {
 // symmetric, positive semi-definite, principal moments satisfying the triangle inequality.
 // Returns an empty string when valid, otherwise what is wrong.
 std::string checkPhysicalInertia(double mass, const Matrix3& I_com);
+// The physical inertia nearest to I_com (Frobenius norm) with the same principal axes: its principal
+// moments are the Euclidean projection of I_com's onto the physical ones (all >= 0, I1 + I2 >= I3),
+// e.g. moments with I1 + I2 < I3 move along (1, 1, -1) onto I1 + I2 = I3. Returns I_com if it is
+// already physical.
+Matrix3 nearestPhysicalInertia(const Matrix3& I_com);
 
 }  // namespace grapple::core

@@ -34,6 +34,7 @@ struct ChaserSpec {
   std::string model_yaml;
   std::optional<BaseMode> base_mode;              // overrides the robot file
   std::optional<FlexModel> flex_model;            // overrides the robot file
+  InertiaPolicy inertia = InertiaPolicy::kRefuse;  // a URDF robot's non-physical inertias
   // Modal damping ratio ξ given to every flexible body whose modes have none in the robot file
   // (the thesis' arm segments are undamped; real structures have some).
   std::optional<double> structural_damping;

@@ -212,6 +212,31 @@ class TestCli : public QObject {
     QVERIFY(info.out.find("elbow_pitch") != std::string::npos);
   }
 
+  // export urdf: a DH robot written as URDF that urdfdom's check_urdf accepts and info reads back
+  // (12 joints); --inertia repair loads a file that is refused without it, reporting the repairs.
+  void ExportUrdfAndInertiaRepair() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("mda.urdf");
+    Result r = run({"export", "urdf", QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml"), "-o", out});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QProcess check;
+    check.start("check_urdf", {out});
+    QVERIFY(check.waitForFinished(60000));
+    QCOMPARE(check.exitCode(), 0);
+    r = run({"info", out});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY(r.out.find("nv = 12") != std::string::npos);
+    const QString bad = QString::fromStdString(kSource + "/tests/data/urdf/nonphysical.urdf");
+    r = run({"info", bad});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.find("nonphysical.urdf:12: link 'placeholder'") != std::string::npos);
+    r = run({"info", bad, "--inertia", "repair"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY(r.err.find("link 'placeholder': inertia repaired") != std::string::npos);
+    QVERIFY(r.err.find("link 'arm': inertia repaired") != std::string::npos);
+    QCOMPARE(run({"export", "urdf", bad}).code, 2);  // no -o
+  }
+
   // run: channels.csv with units in its header, one row per recording instant, summary.json with
   // the settings and results; the same run twice gives the same bytes.
   void Run_WritesChannelsAndSummaryDeterministically() {

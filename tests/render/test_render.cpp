@@ -17,6 +17,7 @@
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/io/urdf.hpp"
 #include "render/scene.hpp"
 
 using namespace grapple;
@@ -266,6 +267,47 @@ class TestRender : public QObject {
     QVERIFY(root_move < 1e-6);
     QVERIFY(tip_move > 0.01);
     QVERIFY(std::abs(bent.back().y() - rest.back().y()) > 0.99 * tip_move);  // along the normal
+  }
+
+  // A robot with its own geometry is drawn with it: each body's visuals (the package:// mesh read
+  // through Assimp: the finger's 14 triangles), posed with the body; the collision shapes instead
+  // when asked; a mesh that cannot be found gives one warning and a box in its place.
+  void urdfRobotDrawnWithItsOwnGeometry() {
+    const std::string urdf = GRAPPLE_SOURCE_DIR "/tests/data/urdf/gripper_meshes.urdf";
+    const core::Model m = core::loadUrdf(urdf).model;
+    render::CaptureScene scene(m, loaded_.scenario);
+    QVERIFY2(scene.warnings().empty(), scene.warnings().empty() ? "" : scene.warnings()[0].c_str());
+    Collector c;
+    scene.root()->accept(c);
+    const int left = m.bodyOfJoint("left");
+    bool finger_mesh = false;
+    for (osg::Geometry* g : c.geometries["body:" + std::to_string(left)]) {
+      auto* e = dynamic_cast<osg::DrawElementsUInt*>(g->getPrimitiveSet(0));
+      finger_mesh = finger_mesh || (e != nullptr && e->size() == 3 * 14);
+    }
+    QVERIFY(finger_mesh);
+    struct Switches : osg::NodeVisitor {
+      std::vector<osg::Switch*> found;
+      Switches() : osg::NodeVisitor(TRAVERSE_ALL_CHILDREN) {}
+      void apply(osg::Switch& s) override {
+        if (s.getName() == "geometry") found.push_back(&s);
+        traverse(s);
+      }
+    } sw;
+    scene.root()->accept(sw);
+    QCOMPARE(int(sw.found.size()), m.nbodies);
+    for (osg::Switch* s : sw.found) QVERIFY(s->getValue(0) && !s->getValue(1));
+    render::SceneOptions o = scene.options();
+    o.collision = true;
+    scene.setOptions(o);
+    for (osg::Switch* s : sw.found) QVERIFY(!s->getValue(0) && s->getValue(1));
+
+    core::Model missing = m;
+    missing.visual[2].mesh_path.clear();  // as if package:// could not be resolved
+    missing.visual.push_back(missing.visual[2]);
+    render::CaptureScene fallback(missing, loaded_.scenario);
+    QCOMPARE(int(fallback.warnings().size()), 1);
+    QVERIFY(fallback.warnings()[0].find("package://grapple_test_meshes/meshes/finger.stl") != std::string::npos);
   }
 };
 

@@ -15,7 +15,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/dynamics/configuration.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/io/urdf.hpp"
 #include "render/offscreen.hpp"
 #include "render/video.hpp"
 
@@ -233,6 +235,51 @@ class TestVideo : public QObject {
     QVERIFY(differ > 20);
     std::vector<unsigned char> tiny(16 * 16 * 3, 0);
     render::stampTime(tiny.data(), 16, 16, 123456.78);
+  }
+
+  // A URDF robot drawn off-screen with its meshes: the fingers' STL in the material's steel, the
+  // palm's dark cylinder; with the collision toggle, the collision shapes (orange) instead. The
+  // frames are kept as urdf_gripper.png and urdf_gripper_collision.png in the build folder.
+  void urdfRobotDrawnWithMeshes() {
+    const core::Model m = core::loadUrdf(GRAPPLE_SOURCE_DIR "/tests/data/urdf/gripper_meshes.urdf").model;
+    core::Scenario s = run_->sim->scenario();
+    s.debris.enabled = false;
+    render::CaptureScene scene(m, s);
+    render::SceneOptions o = scene.options();
+    o.stars = o.earth = o.com = o.paths = false;
+    scene.setOptions(o);
+    render::Snapshot snap;
+    snap.q = core::neutralConfiguration(m);
+    snap.q[0] = -0.02;  // fingers half closed
+    snap.q[1] = -0.02;
+    snap.v = Eigen::VectorXd::Zero(m.nv);
+    scene.update(snap);
+    render::OffscreenRenderer r(640, 480);
+    r.setScene(scene.root());
+    render::CameraPose pose;
+    pose.eye = core::Vector3(0.16, -0.3, 0.2);
+    pose.center = core::Vector3(0, 0, 0.06);
+    auto count = [](const std::vector<unsigned char>& rgb, auto&& is) {
+      int n = 0;
+      for (std::size_t i = 0; i + 2 < rgb.size(); i += 3) n += is(rgb[i], rgb[i + 1], rgb[i + 2]);
+      return n;
+    };
+    auto steel = [](int r, int g, int b) { return r > 110 && b > r && b - r < 40 && g > 100; };
+    auto orange = [](int r, int g, int b) { return r > 150 && g > 40 && g < 0.75 * r && b < 0.45 * r; };
+    const std::vector<unsigned char> visual = r.render(pose);
+    render::writePng(GRAPPLE_BINARY_DIR "/urdf_gripper.png", visual.data(), 640, 480);
+    const int steel_visual = count(visual, steel), orange_visual = count(visual, orange);
+    o.collision = true;
+    scene.setOptions(o);
+    const std::vector<unsigned char> collision = r.render(pose);
+    render::writePng(GRAPPLE_BINARY_DIR "/urdf_gripper_collision.png", collision.data(), 640, 480);
+    const int steel_collision = count(collision, steel), orange_collision = count(collision, orange);
+    qInfo("URDF gripper: %d steel and %d orange pixels drawn with its visuals, %d and %d with its collision shapes",
+          steel_visual, orange_visual, steel_collision, orange_collision);
+    QVERIFY(steel_visual > 5000);
+    QVERIFY(orange_visual < 50);
+    QVERIFY(orange_collision > 5000);
+    QVERIFY(steel_collision < steel_visual / 10);
   }
 
   void cancelLeavesNoFile() {

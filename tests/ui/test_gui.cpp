@@ -20,6 +20,9 @@
 #include <fstream>
 #include <memory>
 
+#include "core/dynamics/data.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/io/urdf.hpp"
 #include "render/scene.hpp"
 #include "ui/main_window.hpp"
 #include "ui/manipulability_panel.hpp"
@@ -572,6 +575,30 @@ class TestGui : public QObject {
     QVERIFY(lit > 100);  // not blank
     QVERIFY(!window_->exportViewImage(dir.filePath("none/view.png"), 100, 100, true));
     QVERIFY(window_->lastError().contains("no folder"));
+  }
+
+  // File > Export robot as URDF writes the open robot (its flexible bodies rigid) as a URDF that
+  // loads back with the rigid mass matrix; File > Repair non-physical inertias reaches the loaded
+  // scenario as chaser.inertia = repair.
+  void robotExportAndInertiaRepair() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("robot.urdf");
+    QVERIFY2(window_->exportRobot(path, true), qPrintable(window_->lastError()));
+    const core::Model& m = window_->runner()->model();
+    const core::Model back = core::loadUrdf(path.toStdString()).model;
+    QCOMPARE(back.nv, m.nv - m.nflex);
+    core::Data d(back);
+    QVERIFY(core::massMatrix(back, d, Eigen::VectorXd::Zero(back.nq)).allFinite());
+    QVERIFY(!window_->exportRobot(dir.filePath("none/robot.urdf"), true));
+    QVERIFY(!window_->lastError().isEmpty());
+    auto* repair = window_->findChild<QAction*>("repairInertia");
+    QVERIFY(repair != nullptr && repair->isCheckable() && !repair->isChecked());
+    window_->setRepairInertia(true);
+    QVERIFY(window_->openScenario(window_->scenarioPath()));
+    QCOMPARE(window_->runner()->scenario().chaser.inertia, core::InertiaPolicy::kRepair);
+    window_->setRepairInertia(false);
+    QVERIFY(window_->openScenario(window_->scenarioPath()));
+    QCOMPARE(window_->runner()->scenario().chaser.inertia, core::InertiaPolicy::kRefuse);
   }
 
   void layoutIsSavedOnClose() {
