@@ -42,6 +42,15 @@ Commands:
         at any size. --show: overlays, e.g. frames,ellipsoid,workspace,no-stars (paths, com,
         stars and earth are on by default). --time-label: "t = 12.34 s" in the corner (default:
         on in videos, off in pictures).
+  design SCENARIO --controller N [--configurations T1,T2,...] [--joints Q1;Q2;...]
+        [--structure scenario|thesis] [--restarts K] [--json]
+        Structured H-infinity synthesis (thesis Ch. 8) of the joint PD of capture controller N
+        (index in the file's controllers, from 0) and of the bus attitude control: the smallest
+        gains (gamma_soft, relative to the inertia-based bounds) with ||W T||inf <= 1 (gamma_hard)
+        at the run's configurations at instants T (default 0; several: multi-model) or at the
+        joint angles Q (comma-separated radians, configurations separated by ';'). --structure
+        thesis: the AOCS as free 3x3 rotation blocks (eq. 8.1) instead of the file's kp, kd.
+        Prints the gains, gamma_hard, gamma_soft and whether Kp and Kd are positive definite.
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.
@@ -63,6 +72,7 @@ int main(int argc, char** argv) {
     if (command == "info") return grapple::cli::runInfo(args);
     if (command == "probe") return grapple::cli::runProbe(args);
     if (command == "modes") return grapple::cli::runModes(args);
+    if (command == "design") return grapple::cli::runDesign(args);
 #ifdef GRAPPLE_HAVE_VIDEO
     if (command == "video") return grapple::cli::runVideo(args);
 #else
