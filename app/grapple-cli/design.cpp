@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "core/analysis/synthesis.hpp"
@@ -60,6 +61,7 @@ int runDesign(const std::vector<std::string>& args) {
   std::string path;
   int controller = -1;
   bool json = false, thesis = false;
+  int samples = 0;
   std::vector<double> times;
   std::vector<std::vector<double>> joint_sets;
   SynthesisOptions options;
@@ -86,6 +88,10 @@ int runDesign(const std::vector<std::string>& args) {
       const std::string& s = value();
       if (s != "scenario" && s != "thesis") throw UsageError("--structure: scenario or thesis expected, got '" + s + "'");
       thesis = s == "thesis";
+    } else if (args[k] == "--worst-case") {
+      const double n = number(value(), "--worst-case");
+      if (n < 1 || n > 1e6 || n != std::floor(n)) throw UsageError("--worst-case: a number of samples from 1 to 1e6 expected");
+      samples = static_cast<int>(n);
     } else if (args[k] == "--restarts") {
       const double r = number(value(), "--restarts");
       if (r < 0 || r > 100 || r != std::floor(r)) throw UsageError("--restarts: an integer from 0 to 100 expected");
@@ -157,6 +163,13 @@ int runDesign(const std::vector<std::string>& args) {
   const SynthesisResult r = synthesize(model, qs, st, options);
   std::vector<HinfNorm> each;
   for (const Eigen::VectorXd& q : qs) each.push_back(evaluateController(model, q, r.gains));
+  std::optional<WorstCase> worst;
+  if (samples > 0) worst = worstCase(model, qs.front(), r.gains, samples);
+  auto jointAngles = [&](const Eigen::VectorXd& q) {
+    Eigen::VectorXd a(static_cast<Eigen::Index>(joints.size()));
+    for (std::size_t k = 0; k < joints.size(); ++k) a[static_cast<Eigen::Index>(k)] = q[joints[k]];
+    return a;
+  };
 
   if (json) {
     JsonWriter w(std::cout);
@@ -182,6 +195,12 @@ int runDesign(const std::vector<std::string>& args) {
     w.field("kp_positive_definite", r.kp_positive_definite).field("kd_positive_definite", r.kd_positive_definite);
     w.field("kp_min_eigenvalue", r.kp_min_eigenvalue).field("kd_min_eigenvalue", r.kd_min_eigenvalue);
     w.field("evaluations", r.evaluations).field("solver", r.message);
+    if (worst) {
+      w.key("worst_case").beginObject().field("samples", samples).field("gamma_hard", worst->gamma);
+      w.field("gamma_hard_db", 20 * std::log10(worst->gamma)).field("unstable", worst->unstable);
+      w.key("joints").vector(jointAngles(worst->q));
+      w.endObject();
+    }
     w.endObject();
     std::cout << '\n';
     return 0;
@@ -221,6 +240,12 @@ int runDesign(const std::vector<std::string>& args) {
                     : ": no Lyapunov guarantee away from the design points");
   std::cout << line;
   std::cout << "  solver: " << r.evaluations << " evaluations, " << r.message << '\n';
+  if (worst) {
+    std::snprintf(line, sizeof line, "\n  worst ||W T||inf over %d configurations sampled in the joint limits: %.5g (%.1f dB), "
+                  "%d unstable; at joints %s rad\n", samples, worst->gamma, 20 * std::log10(worst->gamma), worst->unstable,
+                  gainList(jointAngles(worst->q)).c_str());
+    std::cout << line;
+  }
   if (!thesis) {
     std::cout << "\n  In the scenario: controllers[" << controller << "].law: joint_pd, joint_kp and joint_kd as above"
               << (st.base == SynthesisStructure::Base::kAttitudeScalar ? ", chaser.attitude_control kp and kd" : "")

@@ -559,6 +559,32 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
   return r;
 }
 
+WorstCase worstCase(const Model& m, const Eigen::VectorXd& q, const ClosedLoopGains& g, int samples, unsigned seed) {
+  if (samples < 1) throw std::invalid_argument("worst case: at least one sample expected");
+  if (q.size() != m.nq || !q.allFinite()) throw std::invalid_argument("worst case: bad configuration");
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  WorstCase out;
+  for (int k = 0; k < samples; ++k) {
+    Eigen::VectorXd s = q;
+    for (int b = 1; b < m.nbodies; ++b) {
+      if (m.joint[b].nv != 1) continue;
+      const int i = m.joint[b].idx_q;
+      const double lo = std::isfinite(m.lower_position_limit[i]) ? m.lower_position_limit[i] : -M_PI;
+      const double hi = std::isfinite(m.upper_position_limit[i]) ? m.upper_position_limit[i] : M_PI;
+      s[i] = lo + (hi - lo) * u(rng);
+    }
+    const double gamma = evaluateController(m, s, g).upper;
+    out.each.push_back(gamma);
+    if (std::isinf(gamma)) ++out.unstable;
+    if (k == 0 || gamma > out.gamma) {
+      out.gamma = gamma;
+      out.q = s;
+    }
+  }
+  return out;
+}
+
 namespace detail {
 
 double synthesisGradientError(const Model& model, const std::vector<Eigen::VectorXd>& configurations,

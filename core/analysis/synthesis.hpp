@@ -85,6 +85,19 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
 // the exact norm (infinite if the loop is unstable) and its peak frequency.
 HinfNorm evaluateController(const Model& model, const Eigen::VectorXd& q, const ClosedLoopGains& gains);
 
+// The worst ‖W T‖∞ of a controller over configurations sampled uniformly (seeded) in the 1-DOF
+// joints' position limits (±π where the model gives none), the rest of q (base pose, flexible
+// coordinates at zero) as in `q`: the thesis' check of the flexible model (Fig. 8.19, its worst
+// σ_max over random configurations), here with the exact norm at each sample.
+struct WorstCase {
+  double gamma = 0;          // the largest norm (infinite if some sample is unstable)
+  Eigen::VectorXd q;         // where
+  int unstable = 0;          // samples with an unstable loop
+  std::vector<double> each;  // every sample's norm
+};
+WorstCase worstCase(const Model& model, const Eigen::VectorXd& q, const ClosedLoopGains& gains, int samples,
+                    unsigned seed = 1);
+
 namespace detail {
 // For the tests: the largest difference between the analytic gradients of the synthesis'
 // constraints (singular values and poles) and central finite differences, relative to the

@@ -119,6 +119,34 @@ class TestSynthesis : public QObject {
     QVERIFY(start > 1.01);
   }
 
+  // The worst case over sampled configurations (Fig. 8.19's check): the thesis' Table 8.2 "Multi"
+  // gains with inertia-based AOCS blocks on the rigid chaser; the worst is the largest of the
+  // samples, each sample's norm is the independent closed-loop analysis' at that configuration,
+  // and every sample lies in the joint limits.
+  void WorstCase_IsTheLargestSample() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
+    const Eigen::VectorXd q1 = configuration(m, kQ1);
+    const ClosedLoopGains g = thesisGains(m, q1, 0.0698, 0.707, {3803, 7246, 5575, 373, 3967, 0.006},
+                                          {1973, 2507, 1822, 1222, 898, 0.03}, false, 0.698, 0.707);
+    const WorstCase w = worstCase(m, q1, g, 40);
+    QCOMPARE(w.each.size(), std::size_t(40));
+    double largest = 0;
+    for (double x : w.each) largest = std::max(largest, x);
+    QCOMPARE(w.gamma, largest);
+    const double again = independentNorm(m, w.q, g);
+    qInfo("Table 8.2 multi gains, 40 sampled configurations: worst ||W T|| %.4g (%.1f dB), recomputed %.4g, %d unstable",
+          w.gamma, 20 * std::log10(w.gamma), again, w.unstable);
+    QVERIFY(std::abs(again - w.gamma) < 1e-5 * again);
+    for (int b = 1; b < m.nbodies; ++b) {
+      const int i = m.joint[b].idx_q;
+      if (m.joint[b].nv != 1) continue;
+      const double lo = std::isfinite(m.lower_position_limit[i]) ? m.lower_position_limit[i] : -M_PI;
+      const double hi = std::isfinite(m.upper_position_limit[i]) ? m.upper_position_limit[i] : M_PI;
+      QVERIFY(w.q[i] >= lo && w.q[i] <= hi);
+    }
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, worstCase(m, q1, g, 0));
+  }
+
   void Cancel_StopsAndSays() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
     SynthesisOptions opt;
