@@ -11,6 +11,7 @@
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/synthesis.hpp"
 #include "core/io/model_yaml.hpp"
+#include "tests/support/thesis_configurations.hpp"
 
 using namespace grapple::core;
 
@@ -18,18 +19,12 @@ namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
 
-// The thesis' two configurations (eq. 8.12), on the rigid chaser at the origin, bus unrotated.
 Eigen::VectorXd configuration(const Model& m, const std::vector<double>& joints) {
-  Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
-  q[3] = 1;
-  std::size_t k = 0;
-  for (int b = 1; b < m.nbodies; ++b) {
-    if (m.joint[b].nv == 1) q[m.joint[b].idx_q] = joints[k++];
-  }
-  return q;
+  return grapple::test::armConfiguration(m, joints);
 }
 
-const std::vector<double> kQ1{0, 0, 0, 0, 0, 0}, kQ2{2.21, 0.81, 1.27, 1.64, 2.83, 1.25};
+const std::vector<double>& kQ1 = grapple::test::kThesisQ1;
+const std::vector<double>& kQ2 = grapple::test::kThesisQ2;
 
 // The synthesized controller's norm at q recomputed through the closed-loop analysis, checked
 // against a dense grid; returns it.
