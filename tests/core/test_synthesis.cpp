@@ -106,7 +106,6 @@ class TestSynthesis : public QObject {
   void Bounds_AloneMissTheTemplates() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
     const Eigen::VectorXd q1 = configuration(m, kQ1);
-    std::vector<double> kp, kd;
     const ClosedLoopGains g0 = thesisGains(m, q1, 0.0698, 0.707, {0.487, 0.487, 0.487, 0.487, 0.487, 0.487},
                                            {0.987, 0.987, 0.987, 0.987, 0.987, 0.987}, true, 0.698, 0.707);
     const double start = independentNorm(m, q1, g0);
