@@ -10,7 +10,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QHeaderView>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QTableWidget>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
@@ -344,10 +347,45 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   save_ = new QPushButton(tr("Save gains"), top);
   save_->setObjectName("tuningSave");
   save_->setToolTip(tr("Write these values into the scenario file"));
+  synthesize_ = new QPushButton(tr("Synthesize"), top);
+  synthesize_->setObjectName("tuningSynthesize");
+  synthesize_->setToolTip(tr("Structured H∞ synthesis (thesis §8.2.3) of the capture's joint PD and the attitude "
+                             "control at the instant shown: the smallest gains meeting the templates W(s)"));
+  synthesis_cancel_ = new QPushButton(tr("Cancel"), top);
+  synthesis_cancel_->setObjectName("tuningSynthesisCancel");
+  synthesis_cancel_->setVisible(false);
+  synthesis_bar_ = new QProgressBar(top);
+  synthesis_bar_->setObjectName("tuningSynthesisProgress");
+  synthesis_bar_->setRange(0, 100);
+  synthesis_bar_->setVisible(false);
   buttons->addWidget(apply_);
   buttons->addWidget(save_);
+  buttons->addWidget(synthesize_);
+  buttons->addWidget(synthesis_bar_, 1);
+  buttons->addWidget(synthesis_cancel_);
   buttons->addStretch(1);
   top_layout->addLayout(buttons);
+  synthesis_table_ = new QTableWidget(0, 2, top);
+  synthesis_table_->setObjectName("tuningSynthesisTable");
+  synthesis_table_->setHorizontalHeaderLabels({tr("Synthesis"), tr("Value")});
+  synthesis_table_->horizontalHeader()->setStretchLastSection(true);
+  synthesis_table_->verticalHeader()->setVisible(false);
+  synthesis_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  synthesis_table_->setMaximumHeight(160);
+  synthesis_table_->setVisible(false);
+  top_layout->addWidget(synthesis_table_);
+  synthesis_use_ = new QPushButton(tr("Use these gains and rerun"), top);
+  synthesis_use_->setObjectName("tuningSynthesisUse");
+  synthesis_use_->setVisible(false);
+  top_layout->addWidget(synthesis_use_, 0, Qt::AlignLeft);
+  connect(synthesize_, &QPushButton::clicked, this, [this] {
+    if (!startSynthesis()) message_->setText(last_error_);
+  });
+  connect(synthesis_cancel_, &QPushButton::clicked, this, &TuningPanel::cancelSynthesis);
+  connect(synthesis_use_, &QPushButton::clicked, this, [this] { useSynthesis(); });
+  synthesis_poll_ = new QTimer(this);
+  synthesis_poll_->setInterval(50);
+  connect(synthesis_poll_, &QTimer::timeout, this, &TuningPanel::pollSynthesis);
   message_ = new QLabel(top);
   message_->setWordWrap(true);
   top_layout->addWidget(message_);
@@ -426,6 +464,131 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
 
 TuningPanel::~TuningPanel() {
   if (pending_.valid()) pending_.wait();
+  if (synthesis_.valid()) {
+    *synthesis_stop_ = true;
+    synthesis_.wait();
+  }
+}
+
+int TuningPanel::capturePage() const {
+  for (int k = 0; k < pageCount(); ++k) {
+    if (field(k, "joint_kp[0]")) return k;
+  }
+  return -1;
+}
+
+bool TuningPanel::startSynthesis() {
+  last_error_.clear();
+  const int page = capturePage();
+  SimRunner* runner = window_->runner();
+  if (synthesis_.valid()) last_error_ = tr("A synthesis is running.");
+  else if (page < 0) last_error_ = tr("Synthesize needs a capture controller with the law joint_pd.");
+  else if (!runner) last_error_ = tr("No run to take the configuration from.");
+  if (!last_error_.isEmpty()) return false;
+  const core::Model& m = window_->loaded().model;
+  const render::Snapshot snap = runner->snapshot(std::max(0, window_->timeline()->row()));
+  synthesis_q_ = snap.q;
+  for (const core::FlexibleBody& f : m.flex) {
+    if (f.nf > 0) synthesis_q_.segment(f.idx_q, f.nf).setZero();
+  }
+  const core::Scenario& s = window_->loaded().scenario;
+  core::SynthesisStructure st;
+  st.centralized = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.arm_pd ==
+                   "centralized";
+  st.base = s.chaser.attitude_control && s.chaser.attitude_control->active() && m.base_mode == core::BaseMode::kFloating
+                ? core::SynthesisStructure::Base::kAttitudeScalar
+                : core::SynthesisStructure::Base::kNone;
+  synthesis_page_ = page;
+  synthesis_stop_ = std::make_shared<std::atomic<bool>>(false);
+  synthesis_done_ = std::make_shared<std::atomic<double>>(0.0);
+  core::SynthesisOptions opt;
+  opt.progress = [stop = synthesis_stop_, done = synthesis_done_](double f) {
+    *done = f;
+    return !*stop;
+  };
+  auto model = std::make_shared<const core::Model>(m);
+  synthesis_ = std::async(std::launch::async, [model, q = synthesis_q_, st, opt] { return core::synthesize(*model, {q}, st, opt); });
+  synthesize_->setEnabled(false);
+  synthesis_cancel_->setVisible(true);
+  synthesis_bar_->setValue(0);
+  synthesis_bar_->setVisible(true);
+  message_->setText(tr("Synthesizing at t = %1 s ...").arg(snap.time, 0, 'f', 2));
+  synthesis_poll_->start();
+  return true;
+}
+
+void TuningPanel::cancelSynthesis() {
+  if (synthesis_stop_) *synthesis_stop_ = true;
+}
+
+void TuningPanel::pollSynthesis() {
+  if (!synthesis_.valid()) {
+    synthesis_poll_->stop();
+    return;
+  }
+  synthesis_bar_->setValue(static_cast<int>(std::lround(100 * synthesis_done_->load())));
+  if (synthesis_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  synthesis_poll_->stop();
+  synthesis_bar_->setVisible(false);
+  synthesis_cancel_->setVisible(false);
+  synthesize_->setEnabled(true);
+  try {
+    synthesis_result_ = synthesis_.get();
+  } catch (const std::exception& e) {
+    synthesis_result_.reset();
+    last_error_ = QString::fromStdString(e.what());
+    message_->setText(tr("Synthesis failed: %1").arg(last_error_));
+    emit synthesisFinished();
+    return;
+  }
+  const core::SynthesisResult& r = *synthesis_result_;
+  std::vector<std::pair<QString, QString>> rows;
+  auto num = [](double x) { return QString::number(x, 'g', 5); };
+  rows.emplace_back(tr("γ_hard = ‖W T‖∞"), num(r.gamma_hard) + (r.feasible ? tr(" (templates met)") : tr(" (templates NOT met)")));
+  rows.emplace_back(tr("γ_soft"), num(r.gamma_soft));
+  rows.emplace_back(tr("Kp positive definite"), r.kp_positive_definite ? tr("yes") : tr("NO (min eigenvalue %1)").arg(num(r.kp_min_eigenvalue)));
+  rows.emplace_back(tr("Kd positive definite"), r.kd_positive_definite ? tr("yes") : tr("NO (min eigenvalue %1)").arg(num(r.kd_min_eigenvalue)));
+  if (r.attitude_kp > 0) {
+    rows.emplace_back(tr("attitude kp"), num(r.attitude_kp));
+    rows.emplace_back(tr("attitude kd"), num(r.attitude_kd));
+  }
+  for (Eigen::Index j = 0; j < r.joint_kp.size(); ++j) {
+    rows.emplace_back(tr("joint %1 Kp, Kd").arg(j + 1), num(r.joint_kp[j]) + ", " + num(r.joint_kd[j]));
+  }
+  synthesis_table_->setRowCount(static_cast<int>(rows.size()));
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    synthesis_table_->setItem(static_cast<int>(k), 0, new QTableWidgetItem(rows[k].first));
+    synthesis_table_->setItem(static_cast<int>(k), 1, new QTableWidgetItem(rows[k].second));
+  }
+  synthesis_table_->resizeColumnToContents(0);
+  synthesis_table_->setVisible(true);
+  synthesis_use_->setVisible(!r.cancelled);
+  message_->setText(r.cancelled ? tr("Synthesis cancelled (best point so far shown).")
+                                : tr("Synthesis done: %1 evaluations, %2.").arg(r.evaluations).arg(QString::fromStdString(r.message)));
+  emit synthesisFinished();
+}
+
+bool TuningPanel::useSynthesis(bool quiet) {
+  if (!synthesis_result_ || synthesis_page_ < 0 || synthesis_page_ >= pageCount()) {
+    last_error_ = tr("No synthesis result to use.");
+    return false;
+  }
+  const core::SynthesisResult& r = *synthesis_result_;
+  for (Eigen::Index j = 0; j < r.joint_kp.size(); ++j) {
+    QDoubleSpinBox* kp = field(synthesis_page_, "joint_kp[" + std::to_string(j) + "]");
+    QDoubleSpinBox* kd = field(synthesis_page_, "joint_kd[" + std::to_string(j) + "]");
+    if (!kp || !kd) {
+      last_error_ = tr("The capture page changed since the synthesis.");
+      return false;
+    }
+    kp->setValue(r.joint_kp[j]);
+    kd->setValue(r.joint_kd[j]);
+  }
+  if (r.attitude_kp > 0 && pageCount() > 0 && pages_.front().controller == -1) {
+    field(0, "kp")->setValue(r.attitude_kp);
+    field(0, "kd")->setValue(r.attitude_kd);
+  }
+  return applyAndRerun(quiet);
 }
 
 int TuningPanel::pageCount() const { return static_cast<int>(pages_.size()); }

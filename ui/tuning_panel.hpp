@@ -9,9 +9,11 @@
 // the thesis' template 1/|W(jω)| (spec/guidance_control.md §3.6), with γ_hard.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include <QWidget>
 
 #include "core/analysis/closed_loop.hpp"
+#include "core/analysis/synthesis.hpp"
 #include "core/io/scenario_yaml.hpp"
 
 class QCustomPlot;
@@ -28,6 +31,8 @@ class QLabel;
 class QTabWidget;
 class QTimer;
 class QPushButton;
+class QProgressBar;
+class QTableWidget;
 
 namespace grapple::ui {
 
@@ -106,8 +111,24 @@ class TuningPanel : public QWidget {
   QCustomPlot* bodePlot() const { return bode_plot_; }
   QLabel* poleList() const { return pole_list_; }
 
+  // Synthesize: the structured H∞ synthesis (thesis §8.2.3, core/analysis/synthesis) of the capture
+  // controller's joint PD (law joint_pd; decentralized or centralized as the file says) and of the
+  // attitude control's kp, kd, mono-model at the configuration of the instant shown, on a
+  // background thread (progress bar, Cancel). The result fills a table (γ_hard, γ_soft, whether Kp
+  // and Kd are positive definite, the gains); useSynthesis() copies its gains into the form and
+  // applies and reruns (the current run kept as the ghost). startSynthesis() returns false (reason
+  // in lastError()) when the scenario has no joint_pd capture or a synthesis is running.
+  bool startSynthesis();
+  void cancelSynthesis();
+  bool synthesisRunning() const { return synthesis_.valid(); }
+  const std::optional<core::SynthesisResult>& synthesisResult() const { return synthesis_result_; }
+  const Eigen::VectorXd& synthesisConfiguration() const { return synthesis_q_; }
+  bool useSynthesis(bool quiet = false);
+  QTableWidget* synthesisTable() const { return synthesis_table_; }
+
  signals:
   void analysisUpdated();
+  void synthesisFinished();
 
  private:
   void buildPage(std::size_t index);
@@ -126,6 +147,8 @@ class TuningPanel : public QWidget {
   std::function<AnalysisResult()> analysisJob() const;
   void applyAnalysis(AnalysisResult r);
   void pollAnalysis();
+  void pollSynthesis();
+  int capturePage() const;  // the page of the joint_pd capture controller, -1 if none
 
   MainWindow* window_;
   core::Scenario base_;             // the open scenario, joint_pd defaults filled in
@@ -149,6 +172,18 @@ class TuningPanel : public QWidget {
   core::ClosedLoopGains gains_;
   core::ClosedLoopAnalysis analysis_;
   Eigen::VectorXd q_;
+  QPushButton* synthesize_ = nullptr;
+  QPushButton* synthesis_cancel_ = nullptr;
+  QPushButton* synthesis_use_ = nullptr;
+  QProgressBar* synthesis_bar_ = nullptr;
+  QTableWidget* synthesis_table_ = nullptr;
+  QTimer* synthesis_poll_ = nullptr;
+  std::future<core::SynthesisResult> synthesis_;
+  std::shared_ptr<std::atomic<bool>> synthesis_stop_;
+  std::shared_ptr<std::atomic<double>> synthesis_done_;
+  std::optional<core::SynthesisResult> synthesis_result_;
+  Eigen::VectorXd synthesis_q_;
+  int synthesis_page_ = -1;
 };
 
 }  // namespace grapple::ui

@@ -44,5 +44,6 @@ int runValidate(const std::vector<std::string>& args);
 int runVideo(const std::vector<std::string>& args);
 int runEnvelope(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
+int runDesign(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli

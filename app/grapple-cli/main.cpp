@@ -51,6 +51,17 @@ Commands:
         debris' tumbling rates (0.5 to 8 deg/s), tumbling axes (its principal axes and three
         others) and two initial phases; print the success rate and write DIR/envelope.csv (one
         row per run: outcome, limiting constraint, worst values) and DIR/envelope.svg (the map).
+  design SCENARIO --controller N [--configurations T1,T2,...] [--joints Q1;Q2;...]
+        [--structure scenario|thesis] [--restarts K] [--worst-case N] [--json]
+        Structured H-infinity synthesis (thesis Ch. 8) of the joint PD of capture controller N
+        (index in the file's controllers, from 0) and of the bus attitude control: the smallest
+        gains (gamma_soft, relative to the inertia-based bounds) with ||W T||inf <= 1 (gamma_hard)
+        at the run's configurations at instants T (default 0; several: multi-model) or at the
+        joint angles Q (comma-separated radians, configurations separated by ';'). --structure
+        thesis: the AOCS as free 3x3 rotation blocks (eq. 8.1) instead of the file's kp, kd.
+        Prints the gains, gamma_hard, gamma_soft and whether Kp and Kd are positive definite;
+        --worst-case N: the designed controller's largest ||W T||inf over N configurations
+        sampled in the joint limits (thesis Fig. 8.19).
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file. A URDF link whose inertia no body can
@@ -75,6 +86,7 @@ int main(int argc, char** argv) {
     if (command == "modes") return grapple::cli::runModes(args);
     if (command == "envelope") return grapple::cli::runEnvelope(args);
     if (command == "export") return grapple::cli::runExport(args);
+    if (command == "design") return grapple::cli::runDesign(args);
 #ifdef GRAPPLE_HAVE_VIDEO
     if (command == "video") return grapple::cli::runVideo(args);
 #else

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <Eigen/Eigenvalues>
@@ -59,6 +60,52 @@ ClosedLoopGains thesisGains(const Model& m, const Eigen::VectorXd& q0, double om
   return g;
 }
 
+StateSpace weightedSensitivity(const Eigen::MatrixXd& D, const Eigen::MatrixXd& K0, const Eigen::MatrixXd& C0,
+                               const ClosedLoopGains& g) {
+  const auto n = D.rows();
+  if (D.cols() != n || K0.rows() != n || K0.cols() != n || C0.rows() != n || C0.cols() != n || g.Kp.rows() != n ||
+      g.Kp.cols() != n || g.Kd.rows() != n || g.Kd.cols() != n || g.template_omega.size() != g.actuated.size() ||
+      g.template_xi.size() != g.actuated.size()) {
+    throw std::invalid_argument("weighted sensitivity: gains and templates do not match the model");
+  }
+  const Eigen::MatrixXd K = K0 + g.Kp, C = C0 + g.Kd;
+  std::vector<int> free, kept, where(static_cast<std::size_t>(n), -1);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const bool f = K.row(i).isZero(0) && K.col(i).isZero(0) && C.row(i).isZero(0) && C.col(i).isZero(0);
+    if (f) {
+      free.push_back(static_cast<int>(i));
+    } else {
+      where[static_cast<std::size_t>(i)] = static_cast<int>(kept.size());
+      kept.push_back(static_cast<int>(i));
+    }
+  }
+  Eigen::MatrixXd M = D(kept, kept);
+  if (!free.empty()) M -= D(kept, free) * Eigen::PartialPivLU<Eigen::MatrixXd>(D(free, free)).solve(D(free, kept));
+  const auto r = static_cast<Eigen::Index>(kept.size());
+  const auto nc = static_cast<Eigen::Index>(g.actuated.size());
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(M);
+  const Eigen::MatrixXd MK = lu.solve(K(kept, kept)), MC = lu.solve(C(kept, kept));
+  StateSpace s;
+  s.A = Eigen::MatrixXd::Zero(2 * r, 2 * r);
+  s.A.topRightCorner(r, r).setIdentity();
+  s.A.bottomLeftCorner(r, r) = -MK;
+  s.A.bottomRightCorner(r, r) = -MC;
+  s.B = Eigen::MatrixXd::Zero(2 * r, nc);
+  s.C = Eigen::MatrixXd::Zero(nc, 2 * r);
+  s.D = Eigen::MatrixXd::Identity(nc, nc);
+  for (Eigen::Index k = 0; k < nc; ++k) {
+    const int i = where[static_cast<std::size_t>(g.actuated[static_cast<std::size_t>(k)])];
+    if (i < 0) throw std::invalid_argument("weighted sensitivity: an actuated channel has no gain");
+    const double w = g.template_omega[static_cast<std::size_t>(k)], xi = g.template_xi[static_cast<std::size_t>(k)];
+    s.B(r + i, k) = 1;
+    s.C.block(k, 0, 1, r) = -MK.row(i);
+    s.C.block(k, r, 1, r) = -MC.row(i);
+    s.C(k, i) += w * w;
+    s.C(k, r + i) += 2 * xi * w;
+  }
+  return s;
+}
+
 ClosedLoopAnalysis analyzeClosedLoop(const Model& m, const Eigen::VectorXd& q0, const ClosedLoopGains& g,
                                      double omega_min, double omega_max, int points) {
   const int n = m.nv;
@@ -110,7 +157,17 @@ ClosedLoopAnalysis analyzeClosedLoop(const Model& m, const Eigen::VectorXd& q0, 
     }
     const double sigma = Eigen::JacobiSVD<Eigen::MatrixXcd>(WT).singularValues()[0];
     out.weighted.push_back(sigma);
-    out.gamma_hard = std::max(out.gamma_hard, sigma);
+    out.gamma_grid = std::max(out.gamma_grid, sigma);
+  }
+  // An actuated channel without gain is free: its W T grows as 1/s² at low frequency.
+  bool gainless = false;
+  for (int j : g.actuated) gainless = gainless || (K.row(j).isZero(0) && C.row(j).isZero(0));
+  if (gainless) {
+    out.gamma_hard = out.omega_peak = std::numeric_limits<double>::infinity();
+  } else {
+    const HinfNorm h = hinfNorm(weightedSensitivity(D, stiffnessMatrix(m), dampingMatrix(m), g), 1e-6);
+    out.gamma_hard = h.upper;
+    out.omega_peak = h.omega_peak;
   }
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include <Eigen/Core>
 
+#include "core/analysis/hinf.hpp"
 #include "core/model/model.hpp"
 
 namespace grapple::core {
@@ -47,8 +48,25 @@ struct ClosedLoopAnalysis {
   std::vector<double> omega;                // [rad/s] the grid (log-spaced)
   Eigen::MatrixXd sensitivity, bound;       // (channels x grid)
   std::vector<double> weighted;             // σ_max(W T) per frequency
-  double gamma_hard = 0;                    // its maximum
+  double gamma_grid = 0;                    // its maximum: a lower bound of ‖W T‖∞
+  // ‖W T_w→a‖∞ on the actuated channels, exact to a relative 1e-6 (hinfNorm of
+  // weightedSensitivity): γ_hard, infinite if the loop is not asymptotically stable; the frequency
+  // of its peak (infinity: the high-frequency gain, which is exactly 1 since T → I and W → 1).
+  double gamma_hard = 0;
+  double omega_peak = 0;
 };
+
+// W T_w→a as a state-space system, for the model's D(q0), K, C (stiffness and damping, without the
+// gains) closed by `gains`: D δq̈ + (C + Kd) δq̇ + (K + Kp) δq = D w, w the acceleration disturbance
+// on the actuated channels, output y_i = δq̈_i + 2 ξ_i ω_i δq̇_i + ω_i² δq_i = W_i(s) a_i (W_i a
+// second-order numerator over s², a_i = s² δq_i). The free coordinates (no stiffness and no damping,
+// open or closed: the bus translation without position control, unactuated joints) are condensed
+// out: their rows give δq̈_f = w_f + D_ff⁻¹ D_fr (w_r - δq̈_r), so the rest obeys the same equation
+// with the mass matrix D_rr - D_rf D_ff⁻¹ D_fr and no input from w_f (T_w→a is zero from a free
+// coordinate's disturbance to the others). States [δq_r; δq̇_r]; D of the system = I. Throws
+// std::invalid_argument if an actuated channel is free (no gain: its W T has a double pole at 0).
+StateSpace weightedSensitivity(const Eigen::MatrixXd& D, const Eigen::MatrixXd& K, const Eigen::MatrixXd& C,
+                               const ClosedLoopGains& gains);
 
 // Throws std::invalid_argument on sizes that do not match the model.
 ClosedLoopAnalysis analyzeClosedLoop(const Model& model, const Eigen::VectorXd& q0, const ClosedLoopGains& gains,

@@ -175,6 +175,34 @@ class TestCli : public QObject {
     QCOMPARE(j["coupled"]["frequency_rad_s"].size(), std::size_t(4));
   }
 
+  // design: the thesis' structure (free 3x3 AOCS blocks, decentralized joints) at the thesis' q_m1
+  // on the rigid capture scenario: the JSON is complete and consistent (the synthesis itself is
+  // checked in test_synthesis); bad input gets exit code 2 and a message.
+  void Design_ThesisStructureJson() {
+    const QString scenario = QString::fromStdString(kSource + "/scenarios/capture_rigid.yaml");
+    const Result r = run({"design", scenario, "--controller", "1", "--joints", "0,0,0,0,0,0", "--structure", "thesis",
+                          "--json"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node j = yaml::loadString(r.out, "design output");
+    QCOMPARE(j["model"].as<std::string>(), std::string("mono"));
+    QCOMPARE(j["joint_kp"].size(), std::size_t(6));
+    QCOMPARE(j["kp_rot"].size(), std::size_t(3));
+    const double hard = j["gamma_hard"].as<double>();
+    QVERIFY(std::abs(j["configurations"][0]["gamma_hard"].as<double>() - hard) < 1e-5 * hard);
+    QCOMPARE(j["feasible"].as<bool>(), hard <= 1.001);
+    QVERIFY(j["gamma_soft"].as<double>() > 0);
+    // Bad input: no such controller, a controller that is not a capture, a wrong joint count.
+    Result bad = run({"design", scenario, "--controller", "7"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.find("no controller 7") != std::string::npos);
+    bad = run({"design", scenario, "--controller", "0"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.find("not a capture controller") != std::string::npos);
+    bad = run({"design", scenario, "--controller", "1", "--joints", "0,0"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.find("6 angles") != std::string::npos);
+  }
+
   // A flexible robot through the probe: modal coordinates in the state, H a + h = τ holds.
   void Probe_FlexibleChaser() {
     std::string state = R"({"base": {"position": [0,0,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0.01,0]},

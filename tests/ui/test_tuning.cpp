@@ -27,6 +27,10 @@
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/load_error.hpp"
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+
 #include "ui/main_window.hpp"
 #include "ui/plot_panel.hpp"
 #include "ui/sim_runner.hpp"
@@ -368,6 +372,53 @@ class TestTuning : public QObject {
     QCOMPARE(back.scenario.controllers[1].capture.post_kd, 0.2);
     // Unsaved elsewhere: the open run is unchanged until applied.
     QCOMPARE(window_->loaded().scenario.chaser.attitude_control->kd, 0.6);
+  }
+
+  // Synthesize on capture_rigid with the capture law joint_pd: the result (computed on a background
+  // thread) is the controller whose norm the table shows, recomputed here independently; "Use"
+  // puts its gains into the scenario and reruns with the ghost. A second synthesis is cancelled.
+  void synthesizeUsesTheDesignedGains() {
+    window_->clearGhost();
+    core::LoadedScenario src = core::loadScenario((kScenarios + "capture_rigid.yaml").toStdString());
+    src.scenario.controllers[1].capture.law = "joint_pd";
+    core::saveScenario(src.scenario, tmp_.filePath("capture_joint_pd.yaml").toStdString());
+    QVERIFY(window_->openScenario(tmp_.filePath("capture_joint_pd.yaml")));
+    window_->timeline()->setRow(0);
+    QCoreApplication::processEvents();
+    QVERIFY(tuning()->startSynthesis());
+    QVERIFY(!tuning()->startSynthesis());  // one at a time
+    QVERIFY(window_->findChild<QProgressBar*>("tuningSynthesisProgress")->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!tuning()->synthesisRunning(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(tuning()->synthesisResult().has_value(), 5000);
+    const core::SynthesisResult r = *tuning()->synthesisResult();
+    QVERIFY(!r.cancelled);
+    const core::Model& m = window_->loaded().model;
+    const double again = core::evaluateController(m, tuning()->synthesisConfiguration(), r.gains).upper;
+    qInfo("synthesis at t = 0 in the panel: gamma_hard %.5f (recomputed %.5f), gamma_soft %.3f, attitude kp %.4g kd %.4g",
+          r.gamma_hard, again, r.gamma_soft, r.attitude_kp, r.attitude_kd);
+    QVERIFY(std::abs(again - r.gamma_hard) < 1e-5 * again);
+    QTableWidget* table = tuning()->synthesisTable();
+    QVERIFY(table->isVisible());
+    QVERIFY(table->item(0, 1)->text().startsWith(QString::number(r.gamma_hard, 'g', 5)));
+    QCOMPARE(table->rowCount(), 4 + 2 + 6);
+    tuning()->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_synthesis.png");
+    runUntil(*window_, 1.0);
+    const int first_rows = window_->history().rows();
+    QVERIFY(tuning()->useSynthesis(true));
+    const core::Scenario& now = window_->loaded().scenario;
+    QCOMPARE(now.chaser.attitude_control->kp, r.attitude_kp);
+    QCOMPARE(now.chaser.attitude_control->kd, r.attitude_kd);
+    for (Eigen::Index j = 0; j < 6; ++j) {
+      QCOMPARE(now.controllers[1].capture.joint_kp[static_cast<std::size_t>(j)], r.joint_kp[j]);
+      QCOMPARE(now.controllers[1].capture.joint_kd[static_cast<std::size_t>(j)], r.joint_kd[j]);
+    }
+    QCOMPARE(window_->ghost().rows(), first_rows);
+    // Cancel: stops soon, says so, offers nothing to use.
+    QVERIFY(tuning()->startSynthesis());
+    tuning()->cancelSynthesis();
+    QTRY_VERIFY_WITH_TIMEOUT(!tuning()->synthesisRunning(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(tuning()->synthesisResult().has_value() && tuning()->synthesisResult()->cancelled, 5000);
+    QVERIFY(!window_->findChild<QPushButton*>("tuningSynthesisUse")->isVisible());
   }
 
   void kremerAerialHasOnePage() {

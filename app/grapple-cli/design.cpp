@@ -1,0 +1,257 @@
+// grapple-cli design: the structured H∞ synthesis of the thesis (§8.2.3-8.2.4) for a scenario's
+// capture controller: its joint PD (law joint_pd, decentralized or centralized as the file says)
+// and the bus attitude control, mono-model at one configuration or multi-model at several.
+#include "app/grapple-cli/commands.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "core/analysis/synthesis.hpp"
+#include "core/io/json_writer.hpp"
+
+namespace grapple::cli {
+
+using namespace grapple::core;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+double number(const std::string& word, const std::string& what) {
+  std::size_t used = 0;
+  double x = NAN;
+  try {
+    x = std::stod(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != word.size() || !std::isfinite(x)) throw UsageError(what + ": '" + word + "' is not a number");
+  return x;
+}
+
+std::string gainList(const Eigen::VectorXd& v) {
+  std::string s = "[";
+  char buf[32];
+  for (Eigen::Index k = 0; k < v.size(); ++k) {
+    std::snprintf(buf, sizeof buf, "%s%.6g", k ? ", " : "", v[k]);
+    s += buf;
+  }
+  return s + "]";
+}
+
+std::string frequencyText(double w) {
+  if (std::isinf(w)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", w);
+  return buf;
+}
+
+}  // namespace
+
+int runDesign(const std::vector<std::string>& args) {
+  std::string path;
+  int controller = -1;
+  bool json = false, thesis = false;
+  int samples = 0;
+  std::vector<double> times;
+  std::vector<std::vector<double>> joint_sets;
+  SynthesisOptions options;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    auto value = [&]() -> const std::string& {
+      if (k + 1 >= args.size()) throw UsageError(args[k] + " needs a value");
+      return args[++k];
+    };
+    if (args[k] == "--json") {
+      json = true;
+    } else if (args[k] == "--controller") {
+      const double c = number(value(), "--controller");
+      if (c < 0 || c != std::floor(c)) throw UsageError("--controller: an index from 0 expected");
+      controller = static_cast<int>(c);
+    } else if (args[k] == "--configurations") {
+      for (const std::string& t : split(value(), ',')) times.push_back(number(t, "--configurations"));
+    } else if (args[k] == "--joints") {
+      for (const std::string& set : split(value(), ';')) {
+        std::vector<double> q;
+        for (const std::string& a : split(set, ',')) q.push_back(number(a, "--joints"));
+        joint_sets.push_back(q);
+      }
+    } else if (args[k] == "--structure") {
+      const std::string& s = value();
+      if (s != "scenario" && s != "thesis") throw UsageError("--structure: scenario or thesis expected, got '" + s + "'");
+      thesis = s == "thesis";
+    } else if (args[k] == "--worst-case") {
+      const double n = number(value(), "--worst-case");
+      if (n < 1 || n > 1e6 || n != std::floor(n)) throw UsageError("--worst-case: a number of samples from 1 to 1e6 expected");
+      samples = static_cast<int>(n);
+    } else if (args[k] == "--restarts") {
+      const double r = number(value(), "--restarts");
+      if (r < 0 || r > 100 || r != std::floor(r)) throw UsageError("--restarts: an integer from 0 to 100 expected");
+      options.restarts = static_cast<int>(r);
+    } else if (path.empty() && args[k].rfind("--", 0) != 0) {
+      path = args[k];
+    } else {
+      throw UsageError("design: unexpected argument '" + args[k] + "'");
+    }
+  }
+  if (path.empty()) throw UsageError("design needs a SCENARIO file");
+  if (controller < 0) throw UsageError("design needs --controller N (the index in the scenario's controllers, from 0)");
+  LoadedScenario loaded = loadScenario(path);
+  const Scenario scenario = loaded.scenario;
+  if (controller >= static_cast<int>(scenario.controllers.size())) {
+    throw UsageError(path + ": no controller " + std::to_string(controller) + " (the file has " +
+                     std::to_string(scenario.controllers.size()) + ")");
+  }
+  const ControllerSpec& spec = scenario.controllers[static_cast<std::size_t>(controller)];
+  if (spec.type != ControllerType::kCapture) {
+    throw UsageError(path + ": controller " + std::to_string(controller) +
+                     " is not a capture controller (design tunes the joint PD of the capture law joint_pd)");
+  }
+  // The structure: the scenario's (its attitude control's kp, kd if the bus floats under one; the
+  // joints as arm_pd says) or the thesis' (free 3x3 AOCS rotation blocks, eq. 8.1).
+  SynthesisStructure st;
+  st.centralized = spec.capture.arm_pd == "centralized";
+  const bool bus = scenario.chaser.attitude_control && scenario.chaser.attitude_control->active() &&
+                   loaded.model.base_mode == BaseMode::kFloating;
+  st.base = thesis ? SynthesisStructure::Base::kAttitudeBlocks
+                   : bus ? SynthesisStructure::Base::kAttitudeScalar : SynthesisStructure::Base::kNone;
+  const Model model = loaded.model;
+  // The configurations: joint angles given, or the run's at the instants given (default: t = 0).
+  std::vector<Eigen::VectorXd> qs;
+  std::vector<std::string> labels;
+  std::unique_ptr<Simulation> sim = makeSimulation(path, std::move(loaded));
+  const Eigen::VectorXd q_start = sim->q();
+  std::vector<int> joints;
+  for (int b = 1; b < model.nbodies; ++b) {
+    if (model.joint[b].nv == 1) joints.push_back(model.joint[b].idx_q);
+  }
+  for (const std::vector<double>& set : joint_sets) {
+    if (set.size() != joints.size()) {
+      throw UsageError("--joints: " + std::to_string(joints.size()) + " angles per configuration expected, got " +
+                       std::to_string(set.size()));
+    }
+    Eigen::VectorXd q = q_start;
+    std::string label = "q = [";
+    for (std::size_t k = 0; k < set.size(); ++k) {
+      q[joints[k]] = set[k];
+      label += (k ? ", " : "") + frequencyText(set[k]);
+    }
+    qs.push_back(q);
+    labels.push_back(label + "] rad");
+  }
+  if (times.empty() && joint_sets.empty()) times.push_back(0);
+  std::sort(times.begin(), times.end());
+  for (double t : times) {
+    if (t < 0 || t > sim->endTime()) {
+      throw UsageError("--configurations: " + frequencyText(t) + " s is outside the run (0 to " +
+                       frequencyText(sim->endTime()) + " s)");
+    }
+    while (sim->time() < t - 1e-9 && sim->step()) {
+    }
+    if (!sim->failure().empty()) throw std::runtime_error("the run failed before " + frequencyText(t) + " s: " + sim->failure());
+    qs.push_back(sim->q());
+    labels.push_back("t = " + frequencyText(sim->time()) + " s");
+  }
+  const SynthesisResult r = synthesize(model, qs, st, options);
+  std::vector<HinfNorm> each;
+  for (const Eigen::VectorXd& q : qs) each.push_back(evaluateController(model, q, r.gains));
+  std::optional<WorstCase> worst;
+  if (samples > 0) worst = worstCase(model, qs.front(), r.gains, samples);
+  auto jointAngles = [&](const Eigen::VectorXd& q) {
+    Eigen::VectorXd a(static_cast<Eigen::Index>(joints.size()));
+    for (std::size_t k = 0; k < joints.size(); ++k) a[static_cast<Eigen::Index>(k)] = q[joints[k]];
+    return a;
+  };
+
+  if (json) {
+    JsonWriter w(std::cout);
+    w.beginObject().field("scenario", path).field("controller", controller);
+    w.field("structure", thesis ? "thesis" : "scenario").field("joints", st.centralized ? "centralized" : "decentralized");
+    w.field("model", qs.size() == 1 ? "mono" : "multi");
+    w.key("configurations").beginArray();
+    for (std::size_t k = 0; k < qs.size(); ++k) {
+      w.beginObject().field("label", labels[k]).key("q").vector(qs[k]);
+      w.field("gamma_hard", each[k].upper).field("omega_peak_rad_s", std::isinf(each[k].omega_peak) ? -1.0 : each[k].omega_peak);
+      w.endObject();
+    }
+    w.endArray();
+    w.field("gamma_hard", r.gamma_hard).field("gamma_soft", r.gamma_soft).field("feasible", r.feasible);
+    w.key("joint_kp").vector(r.joint_kp);
+    w.key("joint_kd").vector(r.joint_kd);
+    if (st.base == SynthesisStructure::Base::kAttitudeScalar) {
+      w.field("attitude_kp", r.attitude_kp).field("attitude_kd", r.attitude_kd);
+    } else if (st.base == SynthesisStructure::Base::kAttitudeBlocks) {
+      w.key("kp_rot").matrix(r.kp_rot);
+      w.key("kd_rot").matrix(r.kd_rot);
+    }
+    w.field("kp_positive_definite", r.kp_positive_definite).field("kd_positive_definite", r.kd_positive_definite);
+    w.field("kp_min_eigenvalue", r.kp_min_eigenvalue).field("kd_min_eigenvalue", r.kd_min_eigenvalue);
+    w.field("evaluations", r.evaluations).field("solver", r.message);
+    if (worst) {
+      w.key("worst_case").beginObject().field("samples", samples).field("gamma_hard", worst->gamma);
+      w.field("gamma_hard_db", 20 * std::log10(worst->gamma)).field("unstable", worst->unstable);
+      w.key("joints").vector(jointAngles(worst->q));
+      w.endObject();
+    }
+    w.endObject();
+    std::cout << '\n';
+    return 0;
+  }
+  std::cout << "Structured H-infinity synthesis (thesis §8.2.3): " << (qs.size() == 1 ? "mono-model" : "multi-model")
+            << ", " << (st.centralized ? "centralized" : "decentralized") << " joint PD"
+            << (st.base == SynthesisStructure::Base::kAttitudeScalar ? " + the attitude control's kp, kd"
+                : st.base == SynthesisStructure::Base::kAttitudeBlocks ? " + free 3x3 AOCS rotation blocks"
+                                                                        : "")
+            << "\n  templates W(s) = (s^2 + 2 xi w s + w^2)/s^2: bus (" << st.omega_b << " rad/s, " << st.xi_b
+            << "), joints (" << st.omega_m << " rad/s, " << st.xi_m << ")\n\n";
+  char line[256];
+  std::cout << "  configuration                                  ||W T||inf   peak [rad/s]\n";
+  for (std::size_t k = 0; k < qs.size(); ++k) {
+    std::snprintf(line, sizeof line, "  %-46s %10.5f   %s\n", labels[k].c_str(), each[k].upper,
+                  frequencyText(each[k].omega_peak).c_str());
+    std::cout << line;
+  }
+  std::snprintf(line, sizeof line, "\n  gamma_hard %.5f (%s)   gamma_soft %.4f\n", r.gamma_hard,
+                r.feasible ? "templates met" : "templates NOT met", r.gamma_soft);
+  std::cout << line;
+  std::cout << "  joint_kp: " << gainList(r.joint_kp) << (st.centralized ? "  [1/s^2]" : "  [N m/rad]") << '\n';
+  std::cout << "  joint_kd: " << gainList(r.joint_kd) << (st.centralized ? "  [1/s]" : "  [N m s/rad]") << '\n';
+  if (st.base == SynthesisStructure::Base::kAttitudeScalar) {
+    std::snprintf(line, sizeof line, "  attitude_control: {kp: %.6g, kd: %.6g}\n", r.attitude_kp, r.attitude_kd);
+    std::cout << line;
+  } else if (st.base == SynthesisStructure::Base::kAttitudeBlocks) {
+    std::ostringstream m;
+    m << "  AOCS Kp_rot [N m/rad]:\n" << r.kp_rot << "\n  AOCS Kd_rot [N m s/rad]:\n" << r.kd_rot << '\n';
+    std::cout << m.str();
+  }
+  std::snprintf(line, sizeof line, "  Kp %s (smallest eigenvalue of its symmetric part %.4g), Kd %s (%.4g)%s\n",
+                r.kp_positive_definite ? "positive definite" : "NOT positive definite", r.kp_min_eigenvalue,
+                r.kd_positive_definite ? "positive definite" : "NOT positive definite", r.kd_min_eigenvalue,
+                r.kp_positive_definite && r.kd_positive_definite
+                    ? ": the loop is stable at every configuration (Lyapunov, thesis §8.3.3.1)"
+                    : ": no Lyapunov guarantee away from the design points");
+  std::cout << line;
+  std::cout << "  solver: " << r.evaluations << " evaluations, " << r.message << '\n';
+  if (worst) {
+    std::snprintf(line, sizeof line, "\n  worst ||W T||inf over %d configurations sampled in the joint limits: %.5g (%.1f dB), "
+                  "%d unstable; at joints %s rad\n", samples, worst->gamma, 20 * std::log10(worst->gamma), worst->unstable,
+                  gainList(jointAngles(worst->q)).c_str());
+    std::cout << line;
+  }
+  if (!thesis) {
+    std::cout << "\n  In the scenario: controllers[" << controller << "].law: joint_pd, joint_kp and joint_kd as above"
+              << (st.base == SynthesisStructure::Base::kAttitudeScalar ? ", chaser.attitude_control kp and kd" : "")
+              << ".\n";
+  }
+  return 0;
+}
+
+}  // namespace grapple::cli
