@@ -39,5 +39,6 @@ int runModes(const std::vector<std::string>& args);
 int runScenario(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runVideo(const std::vector<std::string>& args);
+int runCampaign(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli
