@@ -223,7 +223,7 @@ MergeReport mergeCampaign(const std::string& dir) {
   JsonWriter w(out);
   w.beginObject().field("name", m.name).field("campaign", m.campaign_file);
   w.key("runs").value(static_cast<double>(r.runs)).key("completed").value(static_cast<double>(r.completed));
-  w.key("successes").value(static_cast<double>(r.successes)).key("failed").value(static_cast<double>(r.failed));
+  w.key("successes").value(static_cast<double>(r.successes)).key("failures").value(static_cast<double>(r.failed));
   w.field("success_rate", r.success_rate);
   w.key("success_rate_wilson95").beginArray().value(r.wilson.low).value(r.wilson.high).endArray();
   std::map<std::string, long> outcomes;
