@@ -315,11 +315,11 @@ RunValues draw(const Campaign& c, long run) {
       n = std::sqrt(n);
       for (double& x : v.numbers) x /= n;
     }
+    out.drawn.push_back(v);  // its columns: before the scale (e.g. a unit axis)
     if (!e.scale.empty()) {
       const double f = shaped[static_cast<std::size_t>(entryIndex(c, e.scale, k))].numbers.at(0);
       for (double& x : v.numbers) x *= f;
     }
-    out.drawn.push_back(v);
     shaped[k] = v;
     if (e.key.empty()) continue;
     Value w = v;

@@ -37,7 +37,8 @@ struct Entry {
   double sigma_deg = 0;   // rotation: 0 = uniform over all rotations, else a normal rotation vector
   Apply apply = Apply::kSet;   // the value replaces, is added to or multiplies the base value
   bool normalize = false;      // a vector value scaled to unit length
-  std::string scale;           // a vector value multiplied by this earlier entry's scalar
+  std::string scale;           // the value multiplied by this earlier entry's scalar (its
+                               // runs.csv columns keep the value before the scale)
   std::string rotate_about;    // the value is an angle [deg] about this earlier entry's vector,
                                // composed with the base attitude in the body frame
 };
