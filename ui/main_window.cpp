@@ -32,6 +32,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/load_error.hpp"
 #include "render/scene.hpp"
+#include "ui/campaign_panel.hpp"
 #include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
 #include "ui/scenario_editor.hpp"
@@ -93,6 +94,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildTuningDock();
   buildEditorDock();
+  buildCampaignDock();
   buildMenus();
   buildEditMenu();
   buildGhostActions();
@@ -188,6 +190,20 @@ void MainWindow::buildEditorDock() {
     summary->raise();
   }
   connect(editor_, &ScenarioEditor::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+}
+
+// The campaign panel, tabbed with the manipulability map.
+void MainWindow::buildCampaignDock() {
+  auto* dock = new QDockWidget(tr("Campaign"), this);
+  dock->setObjectName("dock:campaign");
+  campaign_ = new CampaignPanel(this, dock);
+  campaign_->setObjectName("campaign");
+  dock->setWidget(campaign_);
+  if (auto* manip = findChild<QDockWidget*>("dock:manipulability")) {
+    tabifyDockWidget(manip, dock);
+  } else {
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+  }
 }
 
 // Edit: the editor's undo and redo, after File.

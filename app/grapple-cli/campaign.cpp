@@ -164,17 +164,6 @@ std::string failureSummary(const Campaign& c, const RunValues& v, const std::str
   return out.str();
 }
 
-// The scenario as run, self-contained: a relative robot path made absolute.
-std::string scenarioText(const Campaign& c, YAML::Node doc) {
-  if (YAML::Node robot = doc["chaser"]["robot"]; robot.IsDefined() && robot.IsScalar()) {
-    const fs::path p = robot.Scalar();
-    if (p.is_relative()) doc["chaser"]["robot"] = fs::absolute(fs::path(c.scenario_path).parent_path() / p).lexically_normal().string();
-  }
-  YAML::Emitter e;
-  e << doc;
-  return std::string("# Run of the campaign ") + c.file + "\n" + e.c_str() + "\n";
-}
-
 void writeText(const fs::path& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
@@ -203,7 +192,7 @@ void runOne(const Campaign& c, long run, const std::string& out, bool channels) 
   fs::create_directories(tmp);
   const RunValues v = drawRun(c, run);
   const YAML::Node doc = scenarioDocument(c, v);
-  writeText(tmp / "scenario.yaml", scenarioText(c, doc));
+  writeText(tmp / "scenario.yaml", scenarioText(c, v));
   std::string summary;
   try {
     LoadedScenario loaded = loadScenarioDocument(c.scenario_path, doc);

@@ -484,6 +484,17 @@ YAML::Node scenarioDocument(const Campaign& c, const RunValues& values) {
   return doc;
 }
 
+std::string scenarioText(const Campaign& c, const RunValues& values) {
+  YAML::Node doc = scenarioDocument(c, values);
+  if (const YAML::Node robot = std::as_const(doc)["chaser"]["robot"]; robot.IsDefined() && robot.IsScalar()) {
+    const fs::path p = robot.Scalar();
+    if (p.is_relative()) doc["chaser"]["robot"] = fs::absolute(fs::path(c.scenario_path).parent_path() / p).lexically_normal().string();
+  }
+  YAML::Emitter e;
+  e << doc;
+  return "# Run " + std::to_string(values.run) + " of the campaign " + c.file + "\n" + e.c_str() + "\n";
+}
+
 std::vector<std::string> valueColumns(const Campaign& c) {
   const RunValues v = draw(c, 0);
   std::vector<std::string> cols;

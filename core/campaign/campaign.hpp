@@ -72,6 +72,10 @@ RunValues drawRun(const Campaign& c, long run);
 // The base scenario document with run i's values written (a deep copy; `c.base` untouched).
 YAML::Node scenarioDocument(const Campaign& c, const RunValues& values);
 
+// Run i's scenario as YAML text, self-contained (a relative robot path made absolute): what
+// runs/NNNNNN/scenario.yaml holds, and what re-runs it anywhere.
+std::string scenarioText(const Campaign& c, const RunValues& values);
+
 // Column names of the drawn values (scalar "name", vector "name[k]") and the run's cells.
 std::vector<std::string> valueColumns(const Campaign& c);
 std::vector<std::string> valueCells(const RunValues& values);
