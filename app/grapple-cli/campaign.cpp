@@ -108,6 +108,24 @@ CampaignOptions parseOptions(const std::string& command, const std::vector<std::
   return o;
 }
 
+// Writes the folder's manifest, after checking that the folder holds no other campaign's runs.
+void adoptFolder(const std::string& out, const Campaign& c) {
+  const Manifest m{c.name, fs::absolute(c.file).lexically_normal().string(), c.runs, c.seed, valueColumns(c)};
+  if (fs::exists(fs::path(out) / "manifest.json")) {
+    Manifest old;
+    try {
+      old = readManifest(out);
+    } catch (const std::runtime_error& e) {
+      throw LoadError(out, 0, e.what());
+    }
+    if (old.campaign_file != m.campaign_file || old.runs != m.runs || old.seed != m.seed || old.columns != m.columns) {
+      throw LoadError(out, 0, "holds the runs of another campaign (" + old.campaign_file + ", " + std::to_string(old.runs) +
+                                  " runs, seed " + std::to_string(old.seed) + "); expected an empty folder or one of " + c.file);
+    }
+  }
+  writeManifest(out, m);
+}
+
 // The value of each dispersed key, as a JSON array (one number: the number).
 void writeValue(JsonWriter& w, const Value& v) {
   if (v.isText()) {
@@ -241,7 +259,7 @@ int campaignRun(const std::vector<std::string>& args) {
   std::error_code ec;
   fs::create_directories(fs::path(o.out) / "runs", ec);
   if (ec) throw LoadError(o.out, 0, "cannot create the campaign folder: " + ec.message());
-  writeManifest(o.out, Manifest{c.name, fs::absolute(c.file).lexically_normal().string(), c.runs, c.seed, valueColumns(c)});
+  adoptFolder(o.out, c);
 
   const long last = o.last < 0 ? c.runs - 1 : std::min(o.last, c.runs - 1);
   std::vector<long> todo;
@@ -436,7 +454,7 @@ int campaignSlurm(const std::vector<std::string>& args) {
   fs::create_directories(fs::path(out) / "slurm", ec);
   fs::create_directories(fs::path(out) / "runs", ec);
   if (ec) throw LoadError(out, 0, "cannot create the campaign folder: " + ec.message());
-  writeManifest(out, Manifest{c.name, file, c.runs, c.seed, valueColumns(c)});
+  adoptFolder(out, c);
   const std::string script = out + "/slurm/job.sh";
   writeFileAtomically(script, s.str());
   const std::string command = "sbatch --parsable " + shellQuote(script);

@@ -1,6 +1,7 @@
 #include "core/campaign/results.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,9 +9,11 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "core/campaign/campaign.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/json_writer.hpp"
 
@@ -32,12 +35,6 @@ json readJson(const std::string& path) {
   }
 }
 
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
@@ -50,7 +47,7 @@ std::string csvField(const std::string& s) {
 std::string cell(const json& v) {
   if (v.is_null()) return "";
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number()) return number(v.get<double>());
+  if (v.is_number()) return formatNumber(v.get<double>());
   if (v.is_string()) return csvField(v.get<std::string>());
   if (v.is_array()) {
     std::string s;
@@ -172,7 +169,22 @@ void writeManifest(const std::string& dir, const Manifest& m) {
   w.key("runs").value(static_cast<double>(m.runs)).key("seed").value(static_cast<double>(m.seed));
   w.field("columns", m.columns).endObject();
   out << '\n';
-  writeFileAtomically(dir + "/manifest.json", out.str());
+  // Shards of one campaign started together all write it: each through its own temporary file,
+  // renamed over the manifest (the same text, whichever lands last).
+  const std::string path = dir + "/manifest.json";
+  const std::string tmp = path + ".tmp-" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
+                                                          static_cast<std::size_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << out.str();
+    if (!f.flush()) throw std::runtime_error(tmp + ": cannot be written");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error(path + ": cannot be written: " + ec.message());
+  }
 }
 
 MergeReport campaignStatus(const std::string& dir) {

@@ -48,8 +48,8 @@ double cli(const std::vector<std::string>& args) {
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  // 3: the simulation failed (diverged), a result like any other for `run`.
-  if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3)) throw std::runtime_error("grapple-cli failed");
+  // 2 (the scenario refused) and 3 (the simulation failed) are results like any other for `run`.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 1 || WEXITSTATUS(status) > 3) throw std::runtime_error("grapple-cli failed");
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
