@@ -75,7 +75,8 @@ void Recording::append(const core::Simulation& sim) {
   debris_.push_back(sim.debris());
   if (c_ee_ >= 0) hand_.emplace_back(r.at(row, c_ee_), r.at(row, c_ee_ + 1), r.at(row, c_ee_ + 2));
   addPlannedPoint(r, row, q);
-  if (plan_.empty() && !std::isnan(sim.plannedCaptureTime())) {
+  if (sim.plans() != plans_) {  // a new plan (after an abort, the next window's)
+    plans_ = sim.plans();
     plan_ = sim.plannedHandPath();
     for (const auto& e : sim.events()) {
       if (e.kind == "plan") plan_start_ = e.time;

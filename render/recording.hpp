@@ -69,6 +69,7 @@ class Recording {
   std::vector<int> planned_rows_;
   std::vector<core::Vector3> plan_;
   double plan_start_ = std::numeric_limits<double>::quiet_NaN();
+  int plans_ = 0;                          // plans seen (Simulation::plans)
 };
 
 }  // namespace grapple::render

@@ -35,6 +35,7 @@ namespace grapple::render {
 using core::Matrix3;
 using core::Transform;
 using core::Vector3;
+using core::equivalentBox;
 
 namespace {
 
@@ -113,17 +114,6 @@ void setLineVertices(osg::Geometry* g, const std::vector<Vector3>& points) {
   v->dirty();
   static_cast<osg::DrawArrays*>(g->getPrimitiveSet(0))->setCount(static_cast<GLsizei>(points.size()));
   g->dirtyBound();
-}
-
-// Side lengths of the uniform box with this mass and inertia about its centre (inertia axes taken
-// as the box axes); NaN-free, at least `floor` per side.
-Vector3 equivalentBox(double m, const Matrix3& I, double floor) {
-  if (m <= 0) return Vector3::Constant(floor);
-  const double a2 = 6 * (I(1, 1) + I(2, 2) - I(0, 0)) / m;
-  const double b2 = 6 * (I(0, 0) + I(2, 2) - I(1, 1)) / m;
-  const double c2 = 6 * (I(0, 0) + I(1, 1) - I(2, 2)) / m;
-  return Vector3(std::sqrt(std::max(a2, floor * floor)), std::sqrt(std::max(b2, floor * floor)),
-                 std::sqrt(std::max(c2, floor * floor)));
 }
 
 // First cantilever bending shape, 1 at the tip (ξ = s / l); its mean over the span is 0.3915.

@@ -40,5 +40,6 @@ int runScenario(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runVideo(const std::vector<std::string>& args);
 int runCampaign(const std::vector<std::string>& args);
+int runEnvelope(const std::vector<std::string>& args);
 
 }  // namespace grapple::cli

@@ -56,6 +56,11 @@ Commands:
   campaign slurm CAMPAIGN --out DIR [--partition P] [--array-size N] [--jobs J] [--dry-run]
         Write DIR/slurm/job.sh (an sbatch --array job: task K of N runs shard K/N, J processes each)
         and submit it; --dry-run prints it. DIR must be on a file system the nodes share.
+  envelope [SCENARIO] --out DIR [--rates R1,R2,...] [--threads N] [--set KEY=VALUE]...
+        Fly a capture scenario (default: scenarios/capture_rigid.yaml) over the grid of the
+        debris' tumbling rates (0.5 to 8 deg/s), tumbling axes (its principal axes and three
+        others) and two initial phases; print the success rate and write DIR/envelope.csv (one
+        row per run: outcome, limiting constraint, worst values) and DIR/envelope.svg (the map).
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file.
@@ -78,6 +83,7 @@ int main(int argc, char** argv) {
     if (command == "probe") return grapple::cli::runProbe(args);
     if (command == "modes") return grapple::cli::runModes(args);
     if (command == "campaign") return grapple::cli::runCampaign(args);
+    if (command == "envelope") return grapple::cli::runEnvelope(args);
 #ifdef GRAPPLE_HAVE_VIDEO
     if (command == "video") return grapple::cli::runVideo(args);
 #else

@@ -17,6 +17,7 @@
 #include "core/io/json_writer.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/sim/mission.hpp"
 #include "core/sim/simulation.hpp"
 
 namespace grapple::cli {
@@ -59,160 +60,7 @@ RunOptions parseRunOptions(const std::string& command, const std::vector<std::st
   return o;
 }
 
-// Largest absolute deviation of a channel from its first value (0 if the channel is absent).
-double maxDrift(const Recorder& r, const std::string& name) {
-  const int c = r.find(name);
-  if (c < 0 || r.rows() == 0) return 0;
-  double m = 0;
-  for (double x : r.column(c)) m = std::max(m, std::abs(x - r.column(c)[0]));
-  return m;
-}
-
-double maxAbs(const Recorder& r, const std::string& name) {
-  const int c = r.find(name);
-  if (c < 0) return 0;
-  double m = 0;
-  for (double x : r.column(c)) m = std::max(m, std::abs(x));
-  return m;
-}
-
-struct Metrics {
-  double energy_error = 0, energy_scale = 0, momentum_p = 0, momentum_L = 0;
-  double base_position = 0, base_attitude = 0, tracking = 0, min_distance = NAN;
-  double joint_torque_peak = 0, base_torque_peak = 0, fuel = 0;
-  double joint_torque_rms = 0, base_torque_rms = 0, base_force_peak = 0, base_force_rms = 0;
-  double saturated_time = 0;  // [s] some actuator at its limit
-  // With a capture controller.
-  bool has_capture = false, captured = false;
-  double capture_time = NAN, planned_capture = NAN, plan_error = NAN, target_error_after = NAN,
-         capture_relative_speed = NAN, attitude_at_capture = NAN, residual_rate = NAN;
-  double plan_error_rms = NAN, target_error_rms = NAN;
-  Simulation::Impact impact;
-};
-
-// RMS of a channel over the rows where it is defined (not NaN); NaN if none is.
-double rmsOf(const std::vector<double>& x, std::size_t from = 0, std::size_t to = SIZE_MAX) {
-  double sum = 0;
-  std::size_t n = 0;
-  for (std::size_t k = from; k < std::min(to, x.size()); ++k) {
-    if (std::isnan(x[k])) continue;
-    sum += x[k] * x[k];
-    ++n;
-  }
-  return n ? std::sqrt(sum / static_cast<double>(n)) : NAN;
-}
-
-// RMS and peak of the norm of three channels (a force or torque vector).
-std::pair<double, double> vectorRmsPeak(const Recorder& r, const char* x, const char* y, const char* z) {
-  const int a = r.find(x), b = r.find(y), c = r.find(z);
-  if (a < 0 || b < 0 || c < 0 || r.rows() == 0) return {0.0, 0.0};
-  double sum = 0, peak = 0;
-  for (int k = 0; k < r.rows(); ++k) {
-    const double n2 = r.at(k, a) * r.at(k, a) + r.at(k, b) * r.at(k, b) + r.at(k, c) * r.at(k, c);
-    sum += n2;
-    peak = std::max(peak, std::sqrt(n2));
-  }
-  return {std::sqrt(sum / r.rows()), peak};
-}
-
-Metrics metricsOf(const Simulation& sim) {
-  const Recorder& r = sim.recorder();
-  Metrics m;
-  m.energy_error = maxAbs(r, "energy.error");
-  m.energy_scale = std::max({maxAbs(r, "energy.total"), maxAbs(r, "energy.input_work"),
-                             maxAbs(r, "energy.external_work")});
-  m.momentum_p = std::sqrt(std::pow(maxDrift(r, "momentum.px"), 2) + std::pow(maxDrift(r, "momentum.py"), 2) +
-                           std::pow(maxDrift(r, "momentum.pz"), 2));
-  m.momentum_L = std::sqrt(std::pow(maxDrift(r, "momentum.Lx"), 2) + std::pow(maxDrift(r, "momentum.Ly"), 2) +
-                           std::pow(maxDrift(r, "momentum.Lz"), 2));
-  m.base_position = maxAbs(r, "base.position_error");
-  m.base_attitude = maxAbs(r, "base.attitude_error");
-  for (int c = 0; c < r.channels(); ++c) {
-    const std::string& n = r.info(c).name;
-    if (n.size() > 6 && n.compare(n.size() - 6, 6, ".error") == 0 && n.rfind("joint.", 0) == 0) {
-      m.tracking = std::max(m.tracking, maxAbs(r, n));
-    }
-  }
-  if (const int c = r.find("distance.ee_target"); c >= 0) {
-    m.min_distance = INFINITY;
-    for (double x : r.column(c)) m.min_distance = std::min(m.min_distance, x);
-  }
-  for (int c = 0; c < r.channels(); ++c) {
-    const std::string& n = r.info(c).name;
-    if (n.rfind("joint.", 0) == 0 && n.size() > 7 && n.compare(n.size() - 7, 7, ".torque") == 0) {
-      m.joint_torque_peak = std::max(m.joint_torque_peak, maxAbs(r, n));
-    }
-  }
-  for (const char* c : {"base.tx", "base.ty", "base.tz"}) m.base_torque_peak = std::max(m.base_torque_peak, maxAbs(r, c));
-  m.base_torque_rms = vectorRmsPeak(r, "base.tx", "base.ty", "base.tz").first;
-  std::tie(m.base_force_rms, m.base_force_peak) = vectorRmsPeak(r, "base.fx", "base.fy", "base.fz");
-  // Joint torques: the largest RMS; saturation: rows where a joint sits at its effort limit or a
-  // bus torque at the attitude control's limit, times the recording interval.
-  const Model& model = sim.model();
-  std::vector<std::pair<int, double>> limited;  // channel, limit
-  for (int b = 0; b < model.nbodies; ++b) {
-    const Joint& j = model.joint[b];
-    if (j.nv != 1 || b == 0) continue;
-    const int c = r.find("joint." + j.name + ".torque");
-    if (c < 0) continue;
-    m.joint_torque_rms = std::max(m.joint_torque_rms, rmsOf(r.column(c)));
-    if (std::isfinite(model.effort_limit[j.idx_v])) limited.push_back({c, model.effort_limit[j.idx_v]});
-  }
-  if (const auto& ac = sim.scenario().chaser.attitude_control; ac && ac->active()) {
-    for (const char* n : {"base.tx", "base.ty", "base.tz"}) {
-      if (const int c = r.find(n); c >= 0) limited.push_back({c, ac->torque_limit});
-    }
-  }
-  for (int k = 0; k < r.rows(); ++k) {
-    const bool at_limit = std::any_of(limited.begin(), limited.end(), [&](const auto& l) {
-      return std::abs(r.at(k, l.first)) >= l.second * (1 - 1e-9);
-    });
-    if (at_limit) m.saturated_time += 1 / sim.scenario().run.record_rate;
-  }
-  if (const int c = r.find("base.fuel"); c >= 0 && r.rows() > 0) m.fuel = r.column(c).back();
-  // The capture: the plan's error, the hand's distance to the grasp point once the plan has
-  // reached it, and the grasp.
-  if (const int c = r.find("plan.ee_error"); c >= 0) {
-    m.has_capture = true;
-    m.plan_error = maxAbs(r, "plan.ee_error");
-    m.plan_error_rms = rmsOf(r.column(c));
-    m.planned_capture = sim.plannedCaptureTime();
-    const auto& time = r.column(r.find("time"));
-    const auto& dist = r.column(r.find("distance.ee_target"));
-    const auto& speed = r.column(r.find("distance.ee_target_relative_speed"));
-    if (!std::isnan(m.planned_capture)) {
-      m.target_error_after = 0;
-      for (std::size_t k = 0; k < time.size(); ++k) {
-        if (time[k] >= m.planned_capture) m.target_error_after = std::max(m.target_error_after, dist[k]);
-      }
-      // RMS from the planned meeting to the grasp (or the end).
-      const auto from = static_cast<std::size_t>(std::lower_bound(time.begin(), time.end(), m.planned_capture) - time.begin());
-      std::size_t to = time.size();
-      for (const SimulationEvent& e : sim.events()) {
-        if (e.kind == "capture") to = static_cast<std::size_t>(std::upper_bound(time.begin(), time.end(), e.time + 1e-9) - time.begin());
-      }
-      m.target_error_rms = rmsOf(dist, from, to);
-    }
-    m.impact = sim.impact();
-    for (const SimulationEvent& e : sim.events()) {
-      if (e.kind != "capture") continue;
-      m.captured = true;
-      m.capture_time = e.time;
-      const auto k = static_cast<std::size_t>(std::lower_bound(time.begin(), time.end(), e.time - 1e-9) - time.begin());
-      if (k < speed.size()) m.capture_relative_speed = speed[k];
-      if (const int a = r.find("base.attitude_error"); a >= 0) {
-        m.attitude_at_capture = 0;
-        for (std::size_t i = 0; i <= k && i < time.size(); ++i) m.attitude_at_capture = std::max(m.attitude_at_capture, std::abs(r.column(a)[i]));
-        // The composite's rotation rate at the end of the run (after the detumbling).
-        Vector3 w(r.column(r.find("base.wx")).back(), r.column(r.find("base.wy")).back(), r.column(r.find("base.wz")).back());
-        m.residual_rate = w.norm();
-      }
-    }
-  }
-  return m;
-}
-
-void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m, double wall,
+void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall,
                       const std::function<void(JsonWriter&)>& extra = {}) {
   const Scenario& s = sim.scenario();
   const Model& model = sim.model();
@@ -259,8 +107,27 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
   w.field("fuel_kg", m.fuel);  // eq. 9.1 with chaser.thrusters; 0 without (reaction wheels)
   w.field("max_joint_tracking_error_rad", m.tracking);
   if (!std::isnan(m.min_distance)) w.field("min_ee_target_distance_m", m.min_distance);
+  if (m.has_capture || m.outcome == Outcome::kFailed) {
+    w.field("outcome", std::string(outcomeName(m.outcome)));
+    w.field("outcome_reason", m.outcome_reason);
+  }
   if (m.has_capture) {
-    w.key("captured").value(m.captured);
+    w.key("captured").value(m.captured());  // grasped with every requirement met
+    w.key("grasped").value(m.grasped);
+    w.field("aborts", m.aborts);
+    w.key("violations").beginArray();
+    for (const Violation& v : m.violations) {
+      w.beginObject().field("requirement", v.requirement).field("unit", v.unit).field("limit", v.limit);
+      w.field("worst", v.worst).field("worst_time_s", v.worst_time).field("first_time_s", v.first_time).endObject();
+    }
+    w.endArray();
+    w.key("requirements").beginArray();
+    for (const RequirementCheck& c : m.requirements) {
+      w.beginObject().field("requirement", c.requirement).field("unit", c.unit).field("limit", c.limit);
+      w.field("worst", c.worst).field("worst_time_s", c.worst_time).key("met").value(c.met);
+      w.field("description", c.description).endObject();
+    }
+    w.endArray();
     w.field("capture_time_s", m.capture_time);               // null if no grasp
     w.field("planned_capture_time_s", m.planned_capture);
     w.field("ee_error_to_plan_max_m", m.plan_error);
@@ -287,11 +154,14 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const Metrics& m
   out << '\n';
 }
 
-void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, double wall) {
+void printSummary(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall) {
   const Scenario& s = sim.scenario();
   const Model& model = sim.model();
   const SimulationStats st = sim.stats();
   char line[256];
+  if (m.has_capture || m.outcome == Outcome::kFailed) {
+    out << "Outcome   " << outcomeName(m.outcome) << ": " << m.outcome_reason << '\n';
+  }
   out << "Scenario  " << s.name << "  (" << s.file << ")\n";
   std::snprintf(line, sizeof line, "Chaser    %s: %s base, nv = %d (%d modal)\n", model.name.c_str(),
                 std::string(baseModeName(model.base_mode)).c_str(), model.nv, model.nflex);
@@ -318,14 +188,19 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
   if (m.has_capture) {
     std::snprintf(line, sizeof line, "Capture   %s; planned meeting at t = %.3f s; hand error to the plan max %.2e m, "
                   "to the grasp point after the meeting max %.2e m\n",
-                  m.captured ? ("grasped at t = " + std::to_string(m.capture_time).substr(0, 6) + " s").c_str() : "no grasp",
+                  m.grasped ? ("grasped at t = " + std::to_string(m.capture_time).substr(0, 6) + " s").c_str() : "no grasp",
                   m.planned_capture, m.plan_error, m.target_error_after);
     out << line;
-    if (m.captured) {
+    if (m.grasped) {
       std::snprintf(line, sizeof line, "          bus attitude drift until the grasp %.4f deg; composite rate at the end %.2e deg/s\n",
                     m.attitude_at_capture, m.residual_rate);
       out << line;
     }
+  }
+  for (const RequirementCheck& c : m.requirements) {
+    std::snprintf(line, sizeof line, "Require   %-13s worst %-10.4g limit %-8.4g %-4s %s\n", c.requirement.c_str(), c.worst,
+                  c.limit, c.unit.c_str(), c.met ? "met" : ("VIOLATED from t = " + std::to_string(c.first_time).substr(0, 7) + " s").c_str());
+    out << line;
   }
   if (model.hasFreeBase() && m.base_torque_peak > 0) {
     std::snprintf(line, sizeof line, "Actuators peak base torque %.3f N m, peak joint torque %.3f N m, fuel %.4g kg\n",
@@ -352,7 +227,7 @@ void printSummary(std::ostream& out, const Simulation& sim, const Metrics& m, do
 }  // namespace
 
 void writeRunSummary(std::ostream& out, const Simulation& sim, double wall, const std::function<void(JsonWriter&)>& extra) {
-  writeSummaryJson(out, sim, metricsOf(sim), wall, extra);
+  writeSummaryJson(out, sim, missionMetrics(sim), wall, extra);
 }
 
 std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenario loaded) {
@@ -400,7 +275,7 @@ int runScenario(const std::vector<std::string>& args) {
   });
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   if (bar) std::fprintf(stderr, "\n");
-  const Metrics m = metricsOf(sim);
+  const MissionMetrics m = missionMetrics(sim);
   if (!o.out_dir.empty()) {
     const std::string csv = o.out_dir + "/channels.csv", json = o.out_dir + "/summary.json";
     std::ofstream c(csv);

@@ -15,6 +15,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/math/rotation.hpp"
+#include "core/planning/quintic.hpp"
 
 namespace grapple::core {
 
@@ -38,8 +39,12 @@ CaptureMatching matchingOf(const std::string& s) {
 
 CaptureController::CaptureController(const Model& m, const ControllerSpec& spec, const ChaserSpec& chaser,
                                      const DebrisProperties& debris, int ee_frame,
-                                     const Eigen::VectorXd& q0)
-    : spec_(spec), debris_(debris), ee_frame_(ee_frame), attitude_(m, chaser, q0) {
+                                     const Eigen::VectorXd& q0, const Vector3& debris_size)
+    : spec_(spec),
+      debris_(debris),
+      ee_frame_(ee_frame),
+      attitude_(m, chaser, q0),
+      feasibility_(FeasibilityOptions::from(spec, chaser, debris, debris_size)) {
   (void)matchingOf(spec.capture.matching);
   if (ee_frame < 0 || ee_frame >= static_cast<int>(m.frames.size())) {
     throw std::invalid_argument("capture: no end-effector frame");
@@ -75,6 +80,149 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
   }
   posture_.resize(static_cast<Eigen::Index>(joints_.size()));
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = q0[joints_q_[k]];
+  if ((spec.capture.window.search || spec.capture.abort.enabled) && m.base_mode != BaseMode::kFloating) {
+    throw std::invalid_argument("capture: the capture window and the abort monitor need a floating bus");
+  }
+}
+
+const char* CaptureController::phaseName(Phase p) {
+  switch (p) {
+    case Phase::kBefore: return "before";
+    case Phase::kWaiting: return "waiting";
+    case Phase::kTracking: return "tracking";
+    case Phase::kRetreating: return "retreating";
+    case Phase::kStopped: return "stopped";
+    case Phase::kAttached: return "attached";
+  }
+  return "?";
+}
+
+void CaptureController::event(double t, std::string kind, std::string detail) {
+  events_.push_back({t, std::move(kind), std::move(detail)});
+}
+
+void CaptureController::takeEvents(std::vector<ControlEvent>& out) {
+  for (ControlEvent& e : events_) out.push_back(std::move(e));
+  events_.clear();
+}
+
+void CaptureController::begin(ControlContext& ctx) {
+  standoff_.resize(static_cast<Eigen::Index>(joints_q_.size()));
+  for (std::size_t k = 0; k < joints_q_.size(); ++k) standoff_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
+  if (spec_.capture.window.search) {
+    if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
+    searchWindow(ctx);
+  } else {
+    startPlan(ctx);
+  }
+}
+
+void CaptureController::searchWindow(ControlContext& ctx) {
+  const ControllerSpec::Capture& c = spec_.capture;
+  WindowSearchOptions ws;
+  ws.horizon = c.window.horizon;
+  ws.step_deg = c.window.step_deg;
+  ws.min_step = c.window.min_step;
+  CapturePlannerOptions o;
+  o.matching = matchingOf(c.matching);
+  o.w_u = c.w_u;
+  o.w_1 = c.w_1;
+  o.horizon = c.horizon;
+  window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_, ws, o, debris_,
+                                                                *ctx.debris, ctx.t, ctx.q, ctx.v, ee_frame_));
+  if (window_->found) {
+    window_start_ = window_->start;
+    phase_ = Phase::kWaiting;
+    event(ctx.t, "window", window_->reason());
+  } else {
+    phase_ = Phase::kStopped;
+    event(ctx.t, "no_window", window_->reason());
+  }
+}
+
+void CaptureController::startPlan(ControlContext& ctx) {
+  makePlan(ctx);
+  if (spec_.capture.window.search) {
+    // The window's plan was predicted from the stand-off pose; the one flown starts from the
+    // state now (the bus has drifted a little): checked again, and searched anew if it fails.
+    const PlanCheck check = checkCapturePlan(ctx.model, ctx.data, feasibility_, *plan_, ctx.q, ctx.v, ee_frame_);
+    if (!check.feasible) {
+      event(ctx.t, "window_lost", "the plan from the state now fails its check (" + check.reason() + "): searching again");
+      searchWindow(ctx);
+      if (phase_ != Phase::kWaiting || window_start_ > ctx.t) return;
+      makePlan(ctx);
+    }
+  }
+  phase_ = Phase::kTracking;
+  plan_start_ = ctx.t;
+  ++plans_;
+  saturated_since_ = -1;
+  const Vector3 j = plan_->jumps();
+  char detail[240];
+  std::snprintf(detail, sizeof detail, "hand meets the grasp point at t = %.3f s (plan of %.3f s); "
+                "jumps there: velocity %.2e m/s, acceleration %.2e m/s^2, jerk %.2e m/s^3",
+                ctx.t + plan_->captureTime(), plan_->captureTime(), j[0], j[1], j[2]);
+  event(ctx.t, "plan", detail);
+}
+
+std::string CaptureController::abortReason(ControlContext& ctx) {
+  const ControllerSpec::Capture::Abort& a = spec_.capture.abort;
+  const Model& m = ctx.model;
+  char buf[240];
+  rigidEquivalent(m, ctx.q, q_r_);
+  forwardKinematics(m, ctx.data, q_r_);
+  const double t_plan = ctx.t - plan_start_;
+  const Vector3 error = plan_->at(t_plan).position - framePose(m, ctx.data, ee_frame_).p;
+  if (error.norm() > a.plan_error) {
+    std::snprintf(buf, sizeof buf, "hand %.3f m from the plan (threshold %.3f m)", error.norm(), a.plan_error);
+    return buf;
+  }
+  if (saturated_since_ >= 0 && ctx.t - saturated_since_ > a.saturation_time) {
+    std::snprintf(buf, sizeof buf, "torques at their limit for %.2f s (threshold %.2f s)", ctx.t - saturated_since_,
+                  a.saturation_time);
+    return buf;
+  }
+  if (attitude_.active()) {
+    const double angle = attitude_.angle(ctx) * 180 / M_PI;
+    if (angle > a.bus_attitude_deg) {
+      std::snprintf(buf, sizeof buf, "bus attitude %.3f deg from its held one (threshold %.3f deg)", angle, a.bus_attitude_deg);
+      return buf;
+    }
+  }
+  if (ctx.debris) {
+    const double c = debrisClearance(m, ctx.data, feasibility_, q_r_, ee_frame_, debris_, *ctx.debris);
+    if (c < a.clearance) {
+      std::snprintf(buf, sizeof buf, "the arm is %.3f m from the debris' box outside the approach corridor (threshold %.3f m)",
+                    c, a.clearance);
+      return buf;
+    }
+  }
+  const double deadline = plan_->captureTime() + spec_.capture.hold + a.grasp_timeout;
+  if (t_plan > deadline) {
+    std::snprintf(buf, sizeof buf, "no grasp %.2f s after the planned meeting (threshold: hold %.2f s + %.2f s)",
+                  t_plan - plan_->captureTime(), spec_.capture.hold, a.grasp_timeout);
+    return buf;
+  }
+  return {};
+}
+
+void CaptureController::abort(ControlContext& ctx, const std::string& reason) {
+  const ControllerSpec::Capture::Abort& a = spec_.capture.abort;
+  const int left = a.retries - retries_used_;
+  event(ctx.t, "abort", reason + "; the gripper stays open, the hand retreats to the stand-off pose" +
+                            (left > 0 ? " (" + std::to_string(left) + " retr" + (left > 1 ? "ies" : "y") + " left)"
+                                      : std::string(" (no retry left)")));
+  phase_ = Phase::kRetreating;
+  retreat_start_ = ctx.t;
+  retreat_from_.resize(static_cast<Eigen::Index>(joints_q_.size()));
+  for (std::size_t k = 0; k < joints_q_.size(); ++k) retreat_from_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
+}
+
+bool CaptureController::jointsSaturated(const ControlContext& ctx) const {
+  for (int k : joints_) {
+    if (std::abs(ctx.tau[k]) > ctx.model.effort_limit[k]) return true;
+  }
+  return false;
 }
 
 void CaptureController::makePlan(ControlContext& ctx) {
@@ -94,6 +242,7 @@ void CaptureController::makePlan(ControlContext& ctx) {
   o.w_u = spec_.capture.w_u;
   o.w_1 = spec_.capture.w_1;
   o.horizon = spec_.capture.horizon;
+  if (window_ && window_->found) o.final_time = window_->duration;  // the duration the window chose
   plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
 }
@@ -110,43 +259,65 @@ Eigen::MatrixXd CaptureController::dampedPseudoInverse(const Eigen::MatrixXd& M)
 }
 
 void CaptureController::attach(const Eigen::VectorXd& q) {
-  attached_ = true;
+  phase_ = Phase::kAttached;
   hold_.resize(static_cast<Eigen::Index>(joints_q_.size()));
   for (std::size_t k = 0; k < joints_q_.size(); ++k) hold_[static_cast<Eigen::Index>(k)] = q[joints_q_[k]];
 }
 
 bool CaptureController::handReference(double t, Vector3& position) const {
-  if (!plan_ || t < spec_.start || attached_) return false;
-  position = plan_->at(t - spec_.start).position;
+  if (!plan_ || phase_ != Phase::kTracking || t < plan_start_) return false;
+  position = plan_->at(t - plan_start_).position;
   return true;
 }
 
 void CaptureController::update(ControlContext& ctx) {
   if (ctx.t < spec_.start) return;
-  if (!plan_) makePlan(ctx);
-  const Model& m = ctx.model;
-  Data& d = ctx.data;
-  const auto nj = static_cast<Eigen::Index>(joints_.size());
-  const ControllerSpec::Capture& c = spec_.capture;
-
-  if (attached_) {
+  ctx.bus_torque_demand = 0;  // this controller's torques replace those of the joint paths
+  if (phase_ == Phase::kBefore) begin(ctx);
+  if (phase_ == Phase::kAttached) {
     postCapture(ctx);
     return;
   }
-  // The reference and the hand's error. On a flexible chaser the hand controlled is its
-  // rigid-equivalent (modal coordinates and rates set to zero): steering the deformed hand would
-  // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
-  // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
-  const PointKinematics ref = plan_->at(ctx.t - spec_.start);
-  rigidEquivalent(m, ctx.q, q_r_);
-  rigidEquivalent(m, ctx.v, v_r_);
-  forwardKinematics(m, d, q_r_, v_r_);
-  const Vector3 r = framePose(m, d, ee_frame_).p;
-  const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
-  const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
-  Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
-  for (const FlexibleBody& f : m.flex) J.middleCols(f.idx_v, f.nf).setZero();
+  const ControllerSpec::Capture& c = spec_.capture;
+  if (phase_ == Phase::kWaiting && ctx.t >= window_start_ - 1e-9) startPlan(ctx);
+  if (phase_ == Phase::kTracking && c.abort.enabled) {
+    if (const std::string why = abortReason(ctx); !why.empty()) abort(ctx, why);
+  }
+  if (phase_ == Phase::kRetreating && ctx.t >= retreat_start_ + c.abort.retreat_time) {
+    const bool retry = retries_used_ < c.abort.retries;
+    event(ctx.t, "standoff", std::string("the hand is back at the stand-off pose") +
+                                 (retry ? ": searching the next capture window" : ": no retry left"));
+    if (retry) {
+      ++retries_used_;
+      searchWindow(ctx);
+      if (phase_ == Phase::kWaiting && ctx.t >= window_start_ - 1e-9) startPlan(ctx);
+    } else {
+      phase_ = Phase::kStopped;
+    }
+  }
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  if (phase_ == Phase::kTracking) {
+    track(ctx);
+  } else if (phase_ == Phase::kRetreating) {
+    // A quintic from where the abort left the joints to the stand-off pose.
+    const double T = c.abort.retreat_time;
+    const Blend b = quinticBlend(std::min(1.0, (ctx.t - retreat_start_) / T));
+    const Eigen::VectorXd d = standoff_ - retreat_from_;
+    holdJoints(ctx, retreat_from_ + b.s * d, (b.ds / T) * d, (b.dds / (T * T)) * d);
+  } else {
+    holdJoints(ctx, standoff_, Eigen::VectorXd::Zero(nj), Eigen::VectorXd::Zero(nj));
+  }
+  // Saturation, seen by the abort monitor: some joint or the bus at its limit.
+  if (saturated_now_ || jointsSaturated(ctx)) {
+    if (saturated_since_ < 0) saturated_since_ = ctx.t;
+  } else {
+    saturated_since_ = -1;
+  }
+}
 
+void CaptureController::prepareDynamics(ControlContext& ctx) {
+  const Model& m = ctx.model;
+  Data& d = ctx.data;
   // One mass matrix and one bias vector serve the whole law: the block solution of the hybrid
   // dynamics, H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p (p: the prescribed coordinates,
   // f: the free ones — base translation, base rotation if not held, modes).
@@ -165,14 +336,71 @@ void CaptureController::update(ControlContext& ctx) {
   for (int k : joints_) x_[k] = 0;
   ddq_.setZero(m.nv);
   ddq_(prescribed_) = x_(prescribed_);
-  Eigen::MatrixXd react;  // H_ff⁻¹ H_fm: ∂q̈_f/∂q̈_m = -react
+  react_.resize(static_cast<Eigen::Index>(free_.size()), static_cast<Eigen::Index>(joints_.size()));  // H_ff⁻¹ H_fm
   if (!free_.empty()) {
     llt_.compute(H_(free_, free_));
-    react = llt_.solve(H_(free_, joints_));
+    react_ = llt_.solve(H_(free_, joints_));
     const Eigen::VectorXd rhs = x_(free_) - h_(free_) - H_(free_, prescribed_) * x_(prescribed_);
     const Eigen::VectorXd ddq_free = llt_.solve(rhs);
     ddq_(free_) = ddq_free;
   }
+}
+
+void CaptureController::applyJointAccelerations(ControlContext& ctx, const Eigen::VectorXd& ddqm) {
+  // The joints' torques for those accelerations, and the bus' (wheel-limited).
+  const Model& m = ctx.model;
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  ddq_(joints_) = ddqm;
+  if (!free_.empty()) {
+    const Eigen::VectorXd reaction = react_ * ddqm;
+    ddq_(free_) -= reaction;
+  }
+  tau_full_.setZero(m.nv);
+  tau_full_(prescribed_) = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
+  for (int k : joints_) ctx.tau[k] = tau_full_[k];
+  ctx.ddq = &ddq_;
+  saturated_now_ = false;
+  if (attitude_.prescribes() && attitude_.limit(tau_full_, ctx)) {
+    saturated_now_ = true;
+    for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
+    AttitudeHold::resolve(ctx, x_, joints_);
+  }
+}
+
+void CaptureController::holdJoints(ControlContext& ctx, const Eigen::VectorXd& qd, const Eigen::VectorXd& vd,
+                                   const Eigen::VectorXd& ad) {
+  prepareDynamics(ctx);
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  qm_.resize(nj);
+  vm_.resize(nj);
+  for (Eigen::Index k = 0; k < nj; ++k) {
+    qm_[k] = ctx.q[joints_q_[k]];
+    vm_[k] = ctx.v[joints_[k]];
+  }
+  // Joint error dynamics with the capture's Cartesian gains (kp, kd: ω² and 2ξω).
+  applyJointAccelerations(ctx, ad + spec_.kd * (vd - vm_) + spec_.kp * (qd - qm_));
+}
+
+void CaptureController::track(ControlContext& ctx) {
+  const Model& m = ctx.model;
+  Data& d = ctx.data;
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  const ControllerSpec::Capture& c = spec_.capture;
+  // The reference and the hand's error. On a flexible chaser the hand controlled is its
+  // rigid-equivalent (modal coordinates and rates set to zero): steering the deformed hand would
+  // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
+  // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
+  const PointKinematics ref = plan_->at(ctx.t - plan_start_);
+  rigidEquivalent(m, ctx.q, q_r_);
+  rigidEquivalent(m, ctx.v, v_r_);
+  forwardKinematics(m, d, q_r_, v_r_);
+  const Vector3 r = framePose(m, d, ee_frame_).p;
+  const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
+  const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
+  Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
+  for (const FlexibleBody& f : m.flex) J.middleCols(f.idx_v, f.nf).setZero();
+
+  prepareDynamics(ctx);
   // b: the hand's acceleration with the joints not accelerating; A = J_m - J_f H_ff⁻¹ H_fm: what
   // the joints' accelerations add while the free coordinates react — the generalized Jacobian of
   // a free-floating robot (Umetani & Yoshida), with the modes.
@@ -180,7 +408,7 @@ void CaptureController::update(ControlContext& ctx) {
   forwardKinematics(m, d, q_r_, v_r_, ddq0_);
   const Vector3 b = pointAccelerationWorld(m, d, ee_frame_).head<3>();
   A_ = J(Eigen::all, joints_);
-  if (!free_.empty()) A_.noalias() -= J(Eigen::all, free_) * react;
+  if (!free_.empty()) A_.noalias() -= J(Eigen::all, free_) * react_;
 
   if (c.law == "transpose_jacobian") {
     // Transpose-Jacobian control (Craig; SPART's example law): a Cartesian spring and damper at
@@ -207,7 +435,7 @@ void CaptureController::update(ControlContext& ctx) {
     // -(ω - ω_des) (its rate driven to ω_des: zero for the ZRM, not only its acceleration); the
     // hand's task is met in what the bus leaves (3 of 6 joints for each; Yoshida's reaction null
     // space, SPART's ZRM/DRM, eq. 47).
-    const Eigen::MatrixXd B = -react.middleRows(base_rotation_row_, 3);
+    const Eigen::MatrixXd B = -react_.middleRows(base_rotation_row_, 3);
     const Vector3 c0 = ddq0_.segment<3>(3);
     const Vector3 bus = c.reaction_rate - ctx.v.segment<3>(3) - c0;
     if (c.reaction_inverse == "adjugate" && nj == 6) {
@@ -251,31 +479,20 @@ void CaptureController::update(ControlContext& ctx) {
     }
   }
 
-  // The joints' torques for those accelerations, and the bus' (wheel-limited).
-  ddq_(joints_) = ddqm;
-  if (!free_.empty()) {
-    const Eigen::VectorXd reaction = react * ddqm;
-    ddq_(free_) -= reaction;
-  }
-  tau_full_.setZero(m.nv);
-  tau_full_(prescribed_) = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
-  for (int k : joints_) ctx.tau[k] = tau_full_[k];
-  ctx.ddq = &ddq_;
-  if (attitude_.prescribes() && attitude_.limit(tau_full_, ctx)) {
-    for (Eigen::Index k = 0; k < nj; ++k) x_[joints_[k]] = ddqm[k];
-    AttitudeHold::resolve(ctx, x_, joints_);
-  }
+  applyJointAccelerations(ctx, ddqm);
 }
 
 void CaptureController::holdBusUnderJointTorques(ControlContext& ctx) {
   ctx.ddq = nullptr;
+  saturated_now_ = false;
   if (!attitude_.prescribes()) return;  // the bus' PD torque (if any) is in ctx.tau already
   // The bus held, its torque from the same dynamics with the joints' torques.
   x_ = ctx.tau;
   attitude_.prescribe(ctx, x_);
   static const std::vector<int> bus{3, 4, 5};
   const Eigen::VectorXd& tau = hybridDynamics(ctx.model, ctx.data, ctx.q, ctx.v, x_, bus, ctx.fext);
-  if (!attitude_.limit(tau, ctx)) ctx.ddq = &ctx.data.ddq;
+  saturated_now_ = attitude_.limit(tau, ctx);
+  if (!saturated_now_) ctx.ddq = &ctx.data.ddq;
 }
 
 void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref, const Vector3& r) {
@@ -337,6 +554,7 @@ void CaptureController::postCapture(ControlContext& ctx) {
     const double lim = attitude_.settings().torque_limit;
     const Vector3 t = -attitude_.settings().kd * H.block<3, 3>(3, 3) * ctx.v.segment<3>(3);
     for (int k = 0; k < 3; ++k) ctx.tau[3 + k] = std::clamp(t[k], -lim, lim);
+    ctx.bus_torque_demand = std::max(ctx.bus_torque_demand, t.cwiseAbs().maxCoeff());
   }
   ctx.ddq = nullptr;
 }

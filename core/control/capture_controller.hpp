@@ -29,39 +29,79 @@
 #include <Eigen/Cholesky>
 
 #include "core/planning/capture_planner.hpp"
+#include "core/planning/feasibility.hpp"
 #include "core/control/controller.hpp"
 
 namespace grapple::core {
 
 class CaptureController final : public Controller {
  public:
-  // ee_frame: the hand; the joints driven are every 1-DOF joint of the model.
+  // ee_frame: the hand; the joints driven are every 1-DOF joint of the model. debris_size: the
+  // debris' box, for the clearance checks of the capture window and the abort monitor (zero: the
+  // box of its uniform-density equivalent).
   CaptureController(const Model& model, const ControllerSpec& spec, const ChaserSpec& chaser,
-                    const DebrisProperties& debris, int ee_frame, const Eigen::VectorXd& q0);
+                    const DebrisProperties& debris, int ee_frame, const Eigen::VectorXd& q0,
+                    const Vector3& debris_size = Vector3::Zero());
   void update(ControlContext& ctx) override;
 
-  // The planned hand position at t (inertial) once planned (until the grasp).
+  // Where the capture is:
+  //   kBefore      before `start` (the controller does nothing)
+  //   kWaiting     the hand held at the stand-off pose until the capture window opens
+  //   kTracking    the hand flies the plan, then rides the grasp point until the gripper closes
+  //   kRetreating  after an abort: back to the stand-off pose on a joint path
+  //   kStopped     no window, or no retries left: the stand-off pose held to the end
+  //   kAttached    the debris grasped: detumbling
+  enum class Phase { kBefore, kWaiting, kTracking, kRetreating, kStopped, kAttached };
+  Phase phase() const { return phase_; }
+  static const char* phaseName(Phase p);
+  // The gripper may close now (the simulation's grasp test applies only while tracking).
+  bool graspArmed() const { return phase_ == Phase::kTracking; }
+
+  // The planned hand position at t (inertial) while tracking.
   bool handReference(double t, Vector3& position) const override;
   // The grasp has happened (the simulation attached the debris): from now on the post-capture law
   // brings the composite to rest with collocated, passive feedback — the joints held where they
   // are (PD with post_kp, post_kd, scaled by each joint's apparent inertia) and, with base control,
   // the bus' rotation damped (torque -kd H_ωω ω, limited: detumbling).
   void attach(const Eigen::VectorXd& q);
-  bool attached() const { return attached_; }
+  bool attached() const { return phase_ == Phase::kAttached; }
   bool drivesJoints(double t) const override { return t >= spec_.start; }
-  // The plan (null before the start time).
+  void takeEvents(std::vector<ControlEvent>& out) override;
+  // The current (or last) plan, null before the first; its time 0 is planStart().
   const CapturePlan* plan() const { return plan_.get(); }
+  double planStart() const { return plan_start_; }
+  int plans() const { return plans_; }           // plans flown so far
   double start() const { return spec_.start; }
+  // The last capture window searched (null if none was).
+  const CaptureWindow* window() const { return window_.get(); }
+  const FeasibilityOptions& feasibility() const { return feasibility_; }
 
  private:
+  void begin(ControlContext& ctx);               // at `start`
+  void searchWindow(ControlContext& ctx);
+  void startPlan(ControlContext& ctx);           // the plan from the state now
   void makePlan(ControlContext& ctx);
+  // Abort monitor while tracking: the reason to abort now, or empty.
+  std::string abortReason(ControlContext& ctx);
+  void abort(ControlContext& ctx, const std::string& reason);
+  void track(ControlContext& ctx);               // the capture law on the plan
+  // The joints to a joint-space setpoint (stand-off pose, retreat path) by computed torque, the
+  // bus held.
+  void holdJoints(ControlContext& ctx, const Eigen::VectorXd& qd, const Eigen::VectorXd& vd,
+                  const Eigen::VectorXd& ad);
+  // H_, h_, the bus' prescribed acceleration in x_, and the free coordinates' reaction to the
+  // joints (react_) and acceleration with the joints at rest (in ddq_).
+  void prepareDynamics(ControlContext& ctx);
+  // The torques that give the joints ddqm (and the bus its held motion), into ctx.
+  void applyJointAccelerations(ControlContext& ctx, const Eigen::VectorXd& ddqm);
   void postCapture(ControlContext& ctx);
   void jointPd(ControlContext& ctx, const PointKinematics& ref, const Vector3& r);
   // With the joints' torques in ctx.tau: the bus' (held: its acceleration prescribed, the torque
   // solved and limited) and ctx.ddq.
   void holdBusUnderJointTorques(ControlContext& ctx);
   Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& M) const;
-
+  void event(double t, std::string kind, std::string detail);
+  bool jointsSaturated(const ControlContext& ctx) const;
 
   ControllerSpec spec_;
   DebrisProperties debris_;
@@ -76,13 +116,24 @@ class CaptureController final : public Controller {
   int base_rotation_row_ = 0;        // where the bus' angular coordinates start in free_
   Eigen::VectorXd posture_;          // joint positions at the start
   std::unique_ptr<CapturePlan> plan_;
-  bool attached_ = false;
+  Phase phase_ = Phase::kBefore;
+  FeasibilityOptions feasibility_;
+  std::unique_ptr<CaptureWindow> window_;
+  double window_start_ = NAN;        // [s] when the window's plan starts
+  double plan_start_ = NAN;          // [s] when the current plan started
+  int plans_ = 0, retries_used_ = 0;
+  Eigen::VectorXd standoff_;         // joint positions of the stand-off pose
+  Eigen::VectorXd retreat_from_;     // joint positions where the retreat started
+  double retreat_start_ = NAN;
+  double saturated_since_ = -1;      // [s] since when some torque is at its limit (-1: none)
+  bool saturated_now_ = false;
+  std::vector<ControlEvent> events_;
   Eigen::VectorXd hold_;             // joint positions at the grasp
   Eigen::VectorXd kp_, kd_;          // joint_pd's gains (set at the start of the capture)
   Eigen::MatrixXd d0_;               // joint_pd's D(q0)
   // Scratch.
-  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_;
-  Eigen::MatrixXd H_;
+  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_, qm_, vm_;
+  Eigen::MatrixXd H_, react_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::MatrixXd A_;
 };

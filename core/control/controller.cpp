@@ -42,17 +42,24 @@ Vector3 AttitudeHold::error(const ControlContext& ctx) const {
   return 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();  // small-angle rotation vector
 }
 
+double AttitudeHold::angle(const ControlContext& ctx) const {
+  const Vector4 Qe = quatMultiply(quatConjugate(reference_), ctx.q.segment<4>(3).normalized());
+  return 2 * std::atan2(Qe.tail<3>().norm(), std::abs(Qe[0]));
+}
+
 void AttitudeHold::prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const {
   x.segment<3>(3) = -settings_.kp * error(ctx) - settings_.kd * ctx.v.segment<3>(3);
 }
 
-void AttitudeHold::torque(const ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const {
+void AttitudeHold::torque(ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const {
   const Vector3 n = -H.block<3, 3>(3, 3) * (settings_.kp * error(ctx) + settings_.kd * ctx.v.segment<3>(3));
   for (int k = 0; k < 3; ++k) x[3 + k] = std::clamp(n[k], -settings_.torque_limit, settings_.torque_limit);
+  ctx.bus_torque_demand = std::max(ctx.bus_torque_demand, n.cwiseAbs().maxCoeff());
 }
 
 bool AttitudeHold::limit(const Eigen::VectorXd& tau, ControlContext& ctx) const {
   bool limited = false;
+  ctx.bus_torque_demand = std::max(ctx.bus_torque_demand, tau.segment<3>(3).cwiseAbs().maxCoeff());
   for (int k = 3; k < 6; ++k) {
     limited = limited || std::abs(tau[k]) > settings_.torque_limit;
     ctx.tau[k] = std::clamp(tau[k], -settings_.torque_limit, settings_.torque_limit);
@@ -169,7 +176,8 @@ std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m, const S
     if (c.type == ControllerType::kAerial) out.push_back(std::make_unique<AerialController>(m, c, q0));
   }
   for (const ControllerSpec& c : specs) {
-    if (c.type == ControllerType::kCapture) out.push_back(std::make_unique<CaptureController>(m, c, scenario.chaser, scenario.debris.properties, ee_frame, q0));
+    if (c.type == ControllerType::kCapture) out.push_back(std::make_unique<CaptureController>(m, c, scenario.chaser, scenario.debris.properties, ee_frame, q0,
+                                                         scenario.debris.size));
   }
   return out;
 }

@@ -28,6 +28,15 @@ struct ControlContext {
   // last controller's counts; the simulation resets it before each one.
   const Eigen::VectorXd* ddq = nullptr;
   const DebrisState* debris = nullptr;  // the debris now, if the scenario has one
+  // The largest bus torque (per axis) the controllers asked before their limit [N m]: what the
+  // requirement on the bus torque is checked against (the torque applied never exceeds the limit).
+  double bus_torque_demand = 0;
+};
+
+// Something a controller decided (a plan, a capture window, an abort), for the run's events.
+struct ControlEvent {
+  double time;
+  std::string kind, detail;
 };
 
 class Controller {
@@ -51,6 +60,8 @@ class Controller {
     (void)t, (void)position;
     return false;
   }
+  // Moves the events decided since the last call into `out`.
+  virtual void takeEvents(std::vector<ControlEvent>& out) { (void)out; }
 };
 
 // The bus attitude held (chaser.attitude_control, free-floating bus) inside a computed-torque law:
@@ -65,10 +76,12 @@ class AttitudeHold {
   // gets the plain PD torque of torque() (the thesis' AOCS) and moves freely under it.
   bool prescribes() const { return active_ && settings_.feedforward; }
   const ChaserSpec::AttitudeControl& settings() const { return settings_; }
+  // The bus' rotation from its held attitude [rad].
+  double angle(const ControlContext& ctx) const;
   // x[3..5] = α for the state in ctx.
   void prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const;
   // x[3..5] = the limited PD torque -H_ωω (kp e + kd ω), H the mass matrix at ctx.q.
-  void torque(const ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const;
+  void torque(ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const;
   // Writes the limited bus torques (from tau, indexed by v) into ctx.tau; true if any was limited.
   bool limit(const Eigen::VectorXd& tau, ControlContext& ctx) const;
   // After a limit: the joints' torques solved again with the bus free under the torques it gets,

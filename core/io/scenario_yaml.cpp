@@ -247,7 +247,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
                       "hold", "post_kp", "post_kd", "reactionless", "reaction_rate_deg_s", "reaction_inverse",
                       "adjugate_limit", "law", "force_kp", "force_kd", "arm_pd",
-                      "joint_kp", "joint_kd"}, w);
+                      "joint_kp", "joint_kd", "window", "abort"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -299,6 +299,46 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
         cap.reaction_inverse = r.choice(c["reaction_inverse"], {"pseudo_inverse", "adjugate"}, w + ".reaction_inverse");
       }
       if (c["adjugate_limit"].IsDefined()) cap.adjugate_limit = r.positive(c["adjugate_limit"], w + ".adjugate_limit");
+      if (const YAML::Node n = c["window"]; n.IsDefined()) {
+        const std::string ww = w + ".window";
+        r.requireMap(n, ww);
+        r.checkKeys(n, {"search", "horizon", "step_deg", "min_step", "torque_margin", "clearance", "link_radius",
+                        "corridor_radius", "corridor_length"}, ww);
+        auto& win = cap.window;
+        win.search = n["search"].IsDefined() ? r.boolean(n["search"], ww + ".search") : true;
+        for (const auto& [key, value] : {std::pair{"horizon", &win.horizon}, std::pair{"step_deg", &win.step_deg},
+                                         std::pair{"min_step", &win.min_step}, std::pair{"link_radius", &win.link_radius},
+                                         std::pair{"corridor_radius", &win.corridor_radius},
+                                         std::pair{"corridor_length", &win.corridor_length}}) {
+          if (n[key].IsDefined()) *value = r.positive(n[key], ww + "." + key);
+        }
+        if (n["clearance"].IsDefined()) win.clearance = r.nonNegative(n["clearance"], ww + ".clearance");
+        if (n["torque_margin"].IsDefined()) {
+          win.torque_margin = r.positive(n["torque_margin"], ww + ".torque_margin");
+          if (win.torque_margin > 1) r.fail(n["torque_margin"], ww + ".torque_margin: expected a fraction of the limits, in (0, 1]");
+        }
+      }
+      if (const YAML::Node n = c["abort"]; n.IsDefined()) {
+        const std::string wa = w + ".abort";
+        r.requireMap(n, wa);
+        r.checkKeys(n, {"enabled", "plan_error", "saturation_time", "bus_attitude_deg", "clearance", "grasp_timeout",
+                        "retreat_time", "retries"}, wa);
+        auto& ab = cap.abort;
+        ab.enabled = n["enabled"].IsDefined() ? r.boolean(n["enabled"], wa + ".enabled") : true;
+        for (const auto& [key, value] : {std::pair{"plan_error", &ab.plan_error}, std::pair{"saturation_time", &ab.saturation_time},
+                                         std::pair{"bus_attitude_deg", &ab.bus_attitude_deg},
+                                         std::pair{"grasp_timeout", &ab.grasp_timeout}, std::pair{"retreat_time", &ab.retreat_time}}) {
+          if (n[key].IsDefined()) *value = r.positive(n[key], wa + "." + key);
+        }
+        if (n["clearance"].IsDefined()) ab.clearance = r.number(n["clearance"], wa + ".clearance");
+        if (n["retries"].IsDefined()) {
+          ab.retries = r.integer(n["retries"], wa + ".retries");
+          if (ab.retries < 0 || ab.retries > 100) r.fail(n["retries"], wa + ".retries: expected 0 to 100");
+        }
+      }
+      if ((cap.window.search || cap.abort.enabled) && cap.reactionless) {
+        r.fail(c, w + ": the capture window and the abort monitor hold the bus' attitude; a reactionless approach lets it float");
+      }
       if (cap.reactionless && s.chaser.attitude_control && s.chaser.attitude_control->active()) {
         r.fail(c["reactionless"], w + ".reactionless: the bus floats in a reactionless approach: drop "
                                       "chaser.attitude_control (or reactionless)");
@@ -359,6 +399,24 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       }
     }
     s.controllers.push_back(spec);
+  }
+}
+
+// requirements: each a number (the limit) or `off`.
+void readRequirements(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  const std::string w = "requirements";
+  r.requireMap(n, w);
+  r.checkKeys(n, {"hand_to_plan", "bus_attitude_deg", "bus_torque", "joint_torque"}, w);
+  Requirements& q = s.requirements;
+  for (const auto& [key, value] : {std::pair{"hand_to_plan", &q.hand_to_plan}, std::pair{"bus_attitude_deg", &q.bus_attitude_deg},
+                                   std::pair{"bus_torque", &q.bus_torque}, std::pair{"joint_torque", &q.joint_torque}}) {
+    const YAML::Node x = n[key];
+    if (!x.IsDefined()) continue;
+    if (x.IsScalar() && (x.Scalar() == "off" || x.Scalar() == "false")) {
+      value->reset();
+    } else {
+      *value = r.positive(x, w + "." + key);
+    }
   }
 }
 
@@ -531,7 +589,7 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
 LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& doc) {
   const yaml::Reader r(path);
   r.checkKeys(doc, {"format", "name", "description", "chaser", "debris", "environment",
-                    "controllers", "run"}, "scenario");
+                    "controllers", "run", "requirements"}, "scenario");
   const int format = r.integer(r.require(doc, "format", "scenario"), "format");
   if (format != 1) r.fail(doc["format"], "format: this Grapple reads format 1, got " + std::to_string(format));
   LoadedScenario out;
@@ -544,6 +602,7 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   if (doc["environment"].IsDefined()) readEnvironment(r, doc["environment"], s);
   if (doc["controllers"].IsDefined()) readControllers(r, doc["controllers"], s);
   if (doc["run"].IsDefined()) readRun(r, doc["run"], s);
+  if (doc["requirements"].IsDefined()) readRequirements(r, doc["requirements"], s);
   // A bad robot file reports its own file and line; an embedded robot, the scenario's.
   out.model = s.chaser.model_yaml.empty()
                   ? loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model)
@@ -760,6 +819,24 @@ std::string scenarioToYaml(const Scenario& s) {
         << YAML::Value << cap.arm_pd;
       if (!cap.joint_kp.empty()) e << YAML::Key << "joint_kp" << YAML::Value << YAML::Flow << cap.joint_kp;
       if (!cap.joint_kd.empty()) e << YAML::Key << "joint_kd" << YAML::Value << YAML::Flow << cap.joint_kd;
+      if (cap.window.search) {
+        const auto& win = cap.window;
+        e << YAML::Key << "window" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "search" << YAML::Value
+          << true << YAML::Key << "horizon" << YAML::Value << win.horizon << YAML::Key << "step_deg" << YAML::Value
+          << win.step_deg << YAML::Key << "min_step" << YAML::Value << win.min_step << YAML::Key << "torque_margin"
+          << YAML::Value << win.torque_margin << YAML::Key << "clearance" << YAML::Value << win.clearance << YAML::Key
+          << "link_radius" << YAML::Value << win.link_radius << YAML::Key << "corridor_radius" << YAML::Value
+          << win.corridor_radius << YAML::Key << "corridor_length" << YAML::Value << win.corridor_length << YAML::EndMap;
+      }
+      if (cap.abort.enabled) {
+        const auto& ab = cap.abort;
+        e << YAML::Key << "abort" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "enabled" << YAML::Value
+          << true << YAML::Key << "plan_error" << YAML::Value << ab.plan_error << YAML::Key << "saturation_time"
+          << YAML::Value << ab.saturation_time << YAML::Key << "bus_attitude_deg" << YAML::Value << ab.bus_attitude_deg
+          << YAML::Key << "clearance" << YAML::Value << ab.clearance << YAML::Key << "grasp_timeout" << YAML::Value
+          << ab.grasp_timeout << YAML::Key << "retreat_time" << YAML::Value << ab.retreat_time << YAML::Key << "retries"
+          << YAML::Value << ab.retries << YAML::EndMap;
+      }
     } else if (cs.type == ControllerType::kAerial) {
       const auto& a = cs.aerial;
       e << YAML::Key << "type" << YAML::Value << "aerial" << YAML::Key << "rotors" << YAML::Value << a.rotors
@@ -809,6 +886,19 @@ std::string scenarioToYaml(const Scenario& s) {
   e << YAML::Key << "record_rate" << YAML::Value << run.record_rate;
   e << YAML::Key << "control_rate" << YAML::Value << run.control_rate;
   if (!run.end_effector.empty()) e << YAML::Key << "end_effector" << YAML::Value << run.end_effector;
+  e << YAML::EndMap;
+  // requirements
+  e << YAML::Key << "requirements" << YAML::Value << YAML::BeginMap;
+  const Requirements& q = s.requirements;
+  for (const auto& [key, value] : {std::pair{"hand_to_plan", &q.hand_to_plan}, std::pair{"bus_attitude_deg", &q.bus_attitude_deg},
+                                   std::pair{"bus_torque", &q.bus_torque}, std::pair{"joint_torque", &q.joint_torque}}) {
+    e << YAML::Key << key << YAML::Value;
+    if (*value) {
+      e << **value;
+    } else {
+      e << "off";
+    }
+  }
   e << YAML::EndMap;
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";

@@ -1,5 +1,8 @@
 #include "core/math/spatial.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace grapple::core {
 
 // A = diag(R^T, R^T) T with T = [I -P; 0 I], P = p^x. So A^T M A = T^T N T with
@@ -61,6 +64,15 @@ Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M) {
   Matrix6 out = Matrix6::Zero();
   addCongruenceToParentSymmetric(X_PC, M, out);
   return out;
+}
+
+Vector3 equivalentBox(double m, const Matrix3& I, double floor) {
+  if (m <= 0) return Vector3::Constant(floor);
+  const double a2 = 6 * (I(1, 1) + I(2, 2) - I(0, 0)) / m;
+  const double b2 = 6 * (I(0, 0) + I(2, 2) - I(1, 1)) / m;
+  const double c2 = 6 * (I(0, 0) + I(1, 1) - I(2, 2)) / m;
+  return Vector3(std::sqrt(std::max(a2, floor * floor)), std::sqrt(std::max(b2, floor * floor)),
+                 std::sqrt(std::max(c2, floor * floor)));
 }
 
 }  // namespace grapple::core

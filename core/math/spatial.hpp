@@ -202,4 +202,9 @@ Matrix6 congruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M);
 // out += A_{C,P}ᵀ M A_{C,P} for symmetric M (the articulated-inertia accumulation).
 void addCongruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M, Matrix6& out);
 
+// Side lengths of the uniform box with this mass and inertia about its centre (inertia axes as
+// the box axes), at least `floor` per side: the shape drawn for a body without one, and the bus'
+// and debris' boxes of the capture's clearance checks.
+Vector3 equivalentBox(double mass, const Matrix3& inertia_about_com, double floor);
+
 }  // namespace grapple::core

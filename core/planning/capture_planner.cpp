@@ -50,6 +50,13 @@ CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debr
   }
   checkDebrisProperties(debris);
   if (o.matching != CaptureMatching::kPosition && o.w_1 > 0) s_ = std::sqrt(o.w_1 / o.w_u);
+  if (o.final_time > 0) {
+    if (!std::isfinite(o.final_time)) throw std::invalid_argument("capture planner: the final time must be finite");
+    t_f_ = o.final_time;
+    target_tf_ = debris_.target(t_f_);
+    solve(t_f_);
+    return;
+  }
   // The smallest root of H(t_f) = 0: scan for a sign change, then bisect to the last bit.
   double a = o.scan_step, ga = transversality(a);
   for (double b = a + o.scan_step; b <= o.horizon + 1e-12; b += o.scan_step) {

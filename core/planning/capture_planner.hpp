@@ -36,6 +36,9 @@ struct CapturePlannerOptions {
   double horizon = 120;       // [s] largest t_f searched (notes A9)
   double scan_step = 0.05;    // [s] bracketing step of the t_f search
   double debris_step = 0.01;  // [s] RK4 step of the debris propagation
+  // > 0: the final time, fixed, instead of the root of the transversality condition (the optimal
+  // path for that duration; a capture window search trades it for feasibility) [s].
+  double final_time = 0;
 };
 
 // The hand's initial state, inertial [m, m/s, m/s²].
@@ -81,6 +84,9 @@ class CapturePlan {
   // what H(t_f) = 0 expresses (checked in the tests).
   double cost(double T) const;
   const CapturePlannerOptions& options() const { return options_; }
+  // The debris as the planner propagates it, t after the plan's start.
+  DebrisState debris(double t) const { return debris_.state(t); }
+  const DebrisProperties& debrisProperties() const { return debris_.properties(); }
 
  private:
   // The closed-form path for final time t_f into coef_ (n x 3).

@@ -127,6 +127,37 @@ struct ControllerSpec {
     // motion down near the singularities of G instead of letting it grow).
     std::string reaction_inverse = "pseudo_inverse";
     double adjugate_limit = 1e4;  // [ours: on grasp_rigid.yaml the exact inverse saturates the joints]
+    // The capture window (planning/feasibility): instead of planning at `start` whatever the
+    // debris is doing, the plan from each future start time is flown in prediction through the
+    // model (torques, singularities, joint limits, clearance from the debris and the bus) and the
+    // earliest feasible capture is chosen; meanwhile the hand waits at its pose at `start` (the
+    // stand-off pose), the bus held. Off: the plan is made at `start` (the thesis' mission).
+    struct Window {
+      bool search = false;
+      double horizon = 600;        // [s] latest start searched after `start` (the search spans at
+                                   //   most one tumbling period and a twentieth of it)
+      double step_deg = 4;         // start times every this much debris rotation ...
+      double min_step = 0.25;      // [s] ... and at least this far apart
+      double torque_margin = 0.8;  // the plan may use this fraction of each joint's and the bus' limit
+      double clearance = 0.05;     // [m] between the arm (capsules of link_radius) and the debris'
+                                   //   box or the bus' box, outside the approach corridor
+      double link_radius = 0.12;   // [m]
+      double corridor_radius = 0.3;  // [m] approach corridor: a cylinder on the grasp point's
+      double corridor_length = 1.5;  // [m]   outward axis, where the hand may touch the debris' box
+    } window;
+    // Monitoring while tracking, abort and retreat: when one threshold is exceeded the gripper
+    // stays open, the hand goes back to the stand-off pose on a joint path (retreat_time) and,
+    // with retries left, the next window is searched.
+    struct Abort {
+      bool enabled = false;
+      double plan_error = 0.05;       // [m] hand from the plan
+      double saturation_time = 1.0;   // [s] some joint or the bus at its torque limit, continuously
+      double bus_attitude_deg = 1.0;  // [deg] bus attitude from its held one
+      double clearance = 0.0;         // [m] arm to the debris' box, outside the corridor
+      double grasp_timeout = 5.0;     // [s] no grasp this long after the planned meeting + hold
+      double retreat_time = 10.0;     // [s]
+      int retries = 0;
+    } abort;
   } capture;
   // kAerial (a flying base: the multirotor)
   struct Aerial {
@@ -197,6 +228,17 @@ struct RunSettings {
                                                  //   the last frame of the deepest body)
 };
 
+// The requirements a capture is judged against (sim/mission): by default the thesis' Table 8.1.
+// Each one may be switched off (absent optional).
+struct Requirements {
+  std::optional<double> hand_to_plan = 0.01;    // [m] hand from the plan, from the plan of the
+                                                //   attempt that grasped to the grasp (§8.2.1: the
+                                                //   SARAH hand's 1 cm)
+  std::optional<double> bus_attitude_deg = 0.3; // [deg] bus attitude from its initial one, until the grasp
+  std::optional<double> bus_torque = 5;         // [N m] bus torque the controllers ask, per axis, until the grasp
+  std::optional<double> joint_torque = 200;     // [N m] joint torque the controllers ask, whole run
+};
+
 struct Scenario {
   std::string name, description;
   std::string file;                              // where it was read from (empty if built in code)
@@ -206,6 +248,7 @@ struct Scenario {
   Vector3 gravity = Vector3::Zero();             // [m/s^2] uniform (the aerial-manipulator case)
   std::vector<ControllerSpec> controllers;
   RunSettings run;
+  Requirements requirements;
 };
 
 }  // namespace grapple::core

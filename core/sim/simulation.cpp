@@ -78,6 +78,7 @@ struct Simulation::Impl {
 
   // Scratch of one evaluation.
   Eigen::VectorXd q, v, tau, tau_cmd, tau_hold;
+  double bus_demand = 0;       // the largest bus torque the controllers asked (before their limit)
   BodyWrenches fext;
   bool fext_used = false;
   Simulation::Impact impact;   // the grasp's
@@ -100,6 +101,7 @@ struct Simulation::Impl {
   Recorder recorder;
   std::vector<double> row_values;
   std::vector<SimulationEvent> events;
+  std::vector<ControlEvent> control_events;
   int ee_frame = -1;
   Vector3 base_position0 = Vector3::Zero();
   Vector4 base_attitude0 = Vector4(1, 0, 0, 0);
@@ -245,6 +247,7 @@ void Simulation::Impl::control(double tt) {
     ctx.ddq = nullptr;
     c->update(ctx);
   }
+  bus_demand = ctx.bus_torque_demand;
   tau_cmd = tau;
   bool limited = false;
   for (int k = 0; k < nv; ++k) {
@@ -381,7 +384,12 @@ void Simulation::Impl::setUpChannels() {
   if (capture) {
     for (const char* c : {"x", "y", "z"}) r.add(std::string("plan.") + c, "m");
     r.add("plan.ee_error", "m");
+    // CaptureController::Phase: 0 before, 1 waiting, 2 tracking, 3 retreating, 4 stopped, 5 attached.
+    r.add("capture.phase", "1");
   }
+  // What the controllers asked before any limit: the requirements on torques are checked on these.
+  if (m.hasFreeBase()) r.add("base.torque_demand", "N m");
+  r.add("arm.torque_demand", "N m");
   row_values.assign(r.channels(), 0.0);
 }
 
@@ -494,7 +502,8 @@ void Simulation::Impl::record() {
     put(rel_speed);
     // The grasp: the hand within the position and relative-speed tolerances of the grasp point
     // for `hold` seconds (tracking it) after the capture started; the gripper then closes.
-    if (capture && !captured && t >= capture->start) {
+    const CaptureController* cc = capture ? captureController() : nullptr;
+    if (cc && !captured && t >= capture->start && cc->graspArmed()) {
       const auto& c = capture->capture;
       if (dist < c.tolerance && rel_speed < c.speed_tolerance) {
         if (within_since < 0) within_since = t;
@@ -511,25 +520,31 @@ void Simulation::Impl::record() {
       }
     }
   }
-  if (capture && std::isnan(planned_capture)) {
+  if (capture) {
+    // The controller's decisions (windows, plans, aborts), and the meeting of its current plan.
     for (const auto& ctl : controllers) {
-      const auto* cc = dynamic_cast<const CaptureController*>(ctl.get());
-      if (!cc || !cc->plan()) continue;
-      planned_capture = cc->start() + cc->plan()->captureTime();
-      const Vector3 j = cc->plan()->jumps();
-      char detail[200];
-      std::snprintf(detail, sizeof detail, "hand meets the grasp point at t = %.3f s (plan of %.3f s); "
-                    "jumps there: velocity %.2e m/s, acceleration %.2e m/s^2, jerk %.2e m/s^3",
-                    planned_capture, cc->plan()->captureTime(), j[0], j[1], j[2]);
-      events.push_back({t, "plan", detail});
+      control_events.clear();
+      ctl->takeEvents(control_events);
+      for (ControlEvent& e : control_events) events.push_back({e.time, std::move(e.kind), std::move(e.detail)});
+    }
+    if (const CaptureController* cc = captureController(); cc && cc->plan()) {
+      planned_capture = cc->planStart() + cc->plan()->captureTime();
     }
   }
   if (capture) {
-    Vector3 ref = X_ee.p;
+    // The plan's hand position while the hand flies it (NaN while waiting, retreating, attached).
+    Vector3 ref = Vector3::Constant(NAN);
     for (const auto& ctl : controllers) ctl->handReference(t, ref);
     for (int k = 0; k < 3; ++k) put(ref[k]);
     put((ref - X_ee.p).norm());
+    put(static_cast<double>(captureController()->phase()));
   }
+  if (m.hasFreeBase()) put(bus_demand);
+  double arm_demand = 0;
+  for (int i = 1; i < m.nbodies; ++i) {
+    if (m.joint[i].nv == 1) arm_demand = std::max(arm_demand, std::abs(tau_cmd[m.joint[i].idx_v]));
+  }
+  put(arm_demand);
   recorder.append(row_values);
   ++row;
   if (attach_pending) {
@@ -653,11 +668,16 @@ bool Simulation::finished() const { return impl_->done; }
 const std::string& Simulation::failure() const { return impl_->failure; }
 double Simulation::plannedCaptureTime() const { return impl_->planned_capture; }
 
+int Simulation::plans() const {
+  const CaptureController* cc = impl_->captureController();
+  return cc ? cc->plans() : 0;
+}
+
 std::vector<Vector3> Simulation::plannedHandPath(int points) const {
   std::vector<Vector3> path;
   const CaptureController* cc = impl_->captureController();
   if (cc == nullptr || cc->plan() == nullptr || points < 2) return path;
-  const double T = cc->plan()->captureTime();
+  const double T = cc->plan()->captureTime();  // the current plan's (time 0: its start)
   path.reserve(static_cast<std::size_t>(points));
   for (int k = 0; k < points; ++k) path.push_back(cc->plan()->at(T * k / (points - 1)).position);
   return path;

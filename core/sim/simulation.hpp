@@ -26,7 +26,8 @@ namespace grapple::core {
 
 struct SimulationEvent {
   double time;         // [s] recording instant at which it was seen
-  std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "plan", "capture"
+  std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "window", "no_window",
+                       // "plan", "window_lost", "abort", "standoff", "capture", "attach"
   std::string detail;  // human-readable
 };
 
@@ -64,7 +65,9 @@ class Simulation {
   // With a capture controller, once it has planned: the time the plan has the hand meet the grasp
   // point (start + t_f); NaN otherwise.
   double plannedCaptureTime() const;
-  // The capture plan's hand path (inertial [m]) from its start to the planned meeting, at
+  // The number of capture plans made so far (a new one after each retry; 0 without a capture).
+  int plans() const;
+  // The current capture plan's hand path (inertial [m]) from its start to the planned meeting, at
   // `points` evenly spaced instants; empty before the plan is made (or without a capture).
   std::vector<Vector3> plannedHandPath(int points = 200) const;
   // The grasp's impact (after the `attach` event; zeros before): the impulse the hand gave the

@@ -1,0 +1,421 @@
+#include "core/planning/feasibility.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include <Eigen/Cholesky>
+#include <Eigen/SVD>
+
+#include "core/dynamics/configuration.hpp"
+#include "core/dynamics/inverse_dynamics.hpp"
+#include "core/dynamics/jacobian.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/dynamics/mass_matrix.hpp"
+#include "core/math/rotation.hpp"
+
+namespace grapple::core {
+
+namespace {
+
+constexpr double kDeg = 180 / M_PI;
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a, b, c);
+  return buf;
+}
+
+// Distance from a point to an axis-aligned box of half sides `half` centred at the origin (0
+// inside).
+double boxDistance(const Vector3& p, const Vector3& half) {
+  return (p.cwiseAbs() - half).cwiseMax(0.0).norm();
+}
+
+// The bodies from the base's first child to the hand's body, in order.
+std::vector<int> chainTo(const Model& m, int body) {
+  std::vector<int> chain;
+  for (int b = body; b > 0; b = m.parent[b]) chain.push_back(b);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// Points along the arm: each link from its joint's origin to the next joint's (the last to the
+// hand), every ≤ spacing. Runs on data.X_world (forwardKinematics done). `from` skips the links
+// closer to the base than the chain's `from`-th.
+void armPoints(const Model& m, const Data& d, const std::vector<int>& chain, const Vector3& hand,
+               double spacing, std::size_t from, std::vector<Vector3>& out) {
+  out.clear();
+  for (std::size_t k = from; k < chain.size(); ++k) {
+    const Vector3 a = d.X_world[chain[k]].p;
+    const Vector3 b = k + 1 < chain.size() ? d.X_world[chain[k + 1]].p : hand;
+    const int n = std::max(1, static_cast<int>(std::ceil((b - a).norm() / spacing)));
+    for (int i = 0; i <= n; ++i) out.push_back(a + (b - a) * (static_cast<double>(i) / n));
+  }
+}
+
+// The arm's clearance from the debris' box (debris frame), outside the approach corridor: a
+// cylinder on the grasp point's outward axis (from the centre of mass through the grasp point).
+double clearanceFromDebris(const std::vector<Vector3>& points, const FeasibilityOptions& o,
+                           const DebrisProperties& debris, const DebrisState& s) {
+  const Matrix3 R = quatToMatrix(s.Q_WB.normalized());
+  const Vector3 half = 0.5 * o.debris_size;
+  const Vector3 axis = debris.target_B.norm() > 0 ? Vector3(debris.target_B.normalized()) : Vector3::UnitZ();
+  double clearance = INFINITY;
+  for (const Vector3& p : points) {
+    const Vector3 pb = R.transpose() * (p - s.r_W);
+    const Vector3 rel = pb - debris.target_B;
+    const double along = rel.dot(axis);
+    if (along >= -o.link_radius && along <= o.corridor_length && (rel - along * axis).norm() <= o.corridor_radius) {
+      continue;  // in the approach corridor
+    }
+    clearance = std::min(clearance, boxDistance(pb, half) - o.link_radius);
+  }
+  return clearance;
+}
+
+// The generalized Jacobian's damped pseudo-inverse (the capture law's: damping growing as the
+// least singular value σ falls below the threshold ε, λ² = λ_max² (1 - (σ/ε)²)), and σ.
+Eigen::MatrixXd dampedInverse(const Eigen::MatrixXd& A, double damping, double threshold, double& sigma) {
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
+  sigma = svd.singularValues().minCoeff();
+  const double lambda2 = sigma < threshold ? damping * damping * (1 - (sigma / threshold) * (sigma / threshold)) : 0.0;
+  const auto r = A.rows();
+  const Eigen::MatrixXd AAt = A * A.transpose() + lambda2 * Eigen::MatrixXd::Identity(r, r);
+  return A.transpose() * AAt.ldlt().solve(Eigen::MatrixXd::Identity(r, r));
+}
+
+// The worst (smallest) margin of one constraint, with the values that explain it (sentences
+// are written once, at the end).
+struct Tracker {
+  const char* name;
+  double margin = INFINITY, time = 0, value = 0, limit = 0;
+  int index = -1;  // joint's v index
+  void see(double m, double t, double val, double lim, int i = -1) {
+    if (m < margin) {
+      margin = m;
+      time = t;
+      value = val;
+      limit = lim;
+      index = i;
+    }
+  }
+};
+
+}  // namespace
+
+FeasibilityOptions FeasibilityOptions::from(const ControllerSpec& spec, const ChaserSpec& chaser,
+                                            const DebrisProperties& debris, const Vector3& debris_size) {
+  FeasibilityOptions o;
+  const ControllerSpec::Capture& c = spec.capture;
+  o.hold = c.hold;
+  o.torque_margin = c.window.torque_margin;
+  o.clearance = c.window.clearance;
+  o.link_radius = c.window.link_radius;
+  o.corridor_radius = c.window.corridor_radius;
+  o.corridor_length = c.window.corridor_length;
+  o.kp = spec.kp;
+  o.kd = spec.kd;
+  o.posture_kp = c.posture_kp;
+  o.posture_kd = c.posture_kd;
+  o.damping = c.damping;
+  o.singular_threshold = c.singular_threshold;
+  const auto& ac = chaser.attitude_control;
+  o.hold_bus = ac && ac->active() && ac->feedforward;
+  o.bus_torque_limit = ac && ac->active() ? ac->torque_limit : INFINITY;
+  if (ac) {
+    o.attitude_kp = ac->kp;
+    o.attitude_kd = ac->kd;
+  }
+  o.debris_size = debris_size.minCoeff() > 0 || debris.mass <= 0 ? debris_size : equivalentBox(debris.mass, debris.inertia, 0.2);
+  return o;
+}
+
+const ConstraintMargin* PlanCheck::worst() const {
+  const ConstraintMargin* w = nullptr;
+  for (const ConstraintMargin& c : constraints) {
+    if (!w || c.margin < w->margin) w = &c;
+  }
+  return w;
+}
+
+std::string PlanCheck::reason() const {
+  const ConstraintMargin* w = worst();
+  if (!w) return "no constraint checked";
+  return w->name + ": " + w->detail;
+}
+
+double debrisClearance(const Model& m, Data& d, const FeasibilityOptions& o, const Eigen::VectorXd& q,
+                       int ee_frame, const DebrisProperties& debris, const DebrisState& state) {
+  if (o.debris_size.minCoeff() <= 0) return INFINITY;
+  forwardKinematics(m, d, q);
+  const std::vector<int> chain = chainTo(m, m.frames[ee_frame].body);
+  std::vector<Vector3> points;
+  armPoints(m, d, chain, framePose(m, d, ee_frame).p, o.link_radius, 0, points);
+  return clearanceFromDebris(points, o, debris, state);
+}
+
+PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o, const CapturePlan& plan,
+                           const Eigen::VectorXd& q_start, const Eigen::VectorXd& v_start, int ee_frame) {
+  if (!m.hasFreeBase()) throw std::invalid_argument("checkCapturePlan: the chaser's base must be free");
+  if (!(o.step > 0)) throw std::invalid_argument("checkCapturePlan: the step must be > 0");
+  // Coordinates: joints (1-DOF, their accelerations solved), modes (held at zero), the bus'
+  // rotation (prescribed when held), the rest free (the bus' translation, its rotation if not held).
+  std::vector<int> joints, prescribed, free;
+  std::vector<int> joints_q;
+  for (int b = 1; b < m.nbodies; ++b) {
+    if (m.joint[b].nv == 1) {
+      joints.push_back(m.joint[b].idx_v);
+      joints_q.push_back(m.joint[b].idx_q);
+    }
+  }
+  std::vector<char> is_prescribed(m.nv, 0);
+  for (int k : joints) is_prescribed[k] = 1;
+  for (const FlexibleBody& f : m.flex) {
+    for (int k = 0; k < f.nf; ++k) is_prescribed[f.idx_v + k] = 1;
+  }
+  if (o.hold_bus) is_prescribed[3] = is_prescribed[4] = is_prescribed[5] = 1;
+  for (int k = 0; k < m.nv; ++k) (is_prescribed[k] ? prescribed : free).push_back(k);
+  const auto nj = static_cast<Eigen::Index>(joints.size());
+
+  Eigen::VectorXd q = q_start, v = v_start;
+  for (const FlexibleBody& f : m.flex) {
+    q.segment(f.idx_q, f.nf).setZero();
+    v.segment(f.idx_v, f.nf).setZero();
+  }
+  Eigen::VectorXd posture(nj);
+  for (Eigen::Index k = 0; k < nj; ++k) posture[k] = q[joints_q[k]];
+  const Vector4 attitude0 = q.segment<4>(3).normalized();
+  const std::vector<int> chain = chainTo(m, m.frames[ee_frame].body);
+  // The bus' box about its centre of mass, and the links checked against it: from the third on
+  // (the first two carry the shoulder, mounted on the bus).
+  const Inertia& bus = m.inertia[0];
+  const Vector3 bus_half = 0.5 * equivalentBox(bus.m, bus.inertiaAboutCom(), 0.2);
+  const std::size_t bus_from = std::min<std::size_t>(2, chain.size());
+
+  const double T = plan.captureTime() + o.hold;
+  const int steps = std::max(1, static_cast<int>(std::ceil(T / o.step)));
+  const double h = T / steps;
+  Tracker joint_torque{"joint_torque"}, bus_torque{"bus_torque"}, singular{"singularity"}, limits{"joint_limit"},
+      rates{"joint_rate"}, debris_clear{"debris_clearance"}, bus_clear{"bus_clearance"};
+  bool diverged = false;
+  PlanCheck out;
+  out.times.reserve(steps + 1);
+  out.margins.reserve(steps + 1);
+  Eigen::VectorXd x(m.nv), ddq(m.nv), tau(m.nv);
+  std::vector<Vector3> points;
+  for (int s = 0; s <= steps; ++s) {
+    const double t = s * h;
+    if (!q.allFinite() || !v.allFinite()) {
+      diverged = true;
+      singular.see(-INFINITY, t, NAN, o.singular_threshold);
+      break;
+    }
+    const PointKinematics ref = plan.at(t);
+    forwardKinematics(m, d, q, v);
+    const Vector3 r = framePose(m, d, ee_frame).p;
+    const Vector3 rd = pointVelocityWorld(m, d, ee_frame).head<3>();
+    const Vector3 a_des = ref.acceleration + o.kd * (ref.velocity - rd) + o.kp * (ref.position - r);
+    Eigen::MatrixXd J = frameJacobian(m, d, ee_frame).topRows<3>();
+    const Eigen::MatrixXd& H = massMatrix(m, d, q);
+    const Eigen::VectorXd& hv = nonlinearEffects(m, d, q, v);
+    // Prescribed accelerations other than the joints': the bus' (held) and the modes' (zero).
+    x.setZero();
+    if (o.hold_bus) {
+      const Vector4 Qe = quatMultiply(quatConjugate(attitude0), q.segment<4>(3));
+      const Vector3 e = 2 * (Qe[0] < 0 ? -1.0 : 1.0) * Qe.tail<3>();
+      x.segment<3>(3) = -o.attitude_kp * e - o.attitude_kd * v.segment<3>(3);
+    }
+    // Free coordinates: H_ff q̈_f = -h_f - H_fp x_p - H_fj q̈_j.
+    const Eigen::LLT<Eigen::MatrixXd> llt(H(free, free));
+    const Eigen::MatrixXd react = llt.solve(H(free, joints));
+    const Eigen::VectorXd ddq_free0 = llt.solve(-hv(free) - H(free, prescribed) * x(prescribed));
+    ddq = x;
+    ddq(free) = ddq_free0;
+    forwardKinematics(m, d, q, v, ddq);
+    const Vector3 b = pointAccelerationWorld(m, d, ee_frame).head<3>();
+    const Eigen::MatrixXd A = J(Eigen::all, joints) - J(Eigen::all, free) * react;
+    double sigma = 0;
+    const Eigen::MatrixXd Ainv = dampedInverse(A, o.damping, o.singular_threshold, sigma);
+    Eigen::VectorXd qm(nj), vm(nj);
+    for (Eigen::Index k = 0; k < nj; ++k) {
+      qm[k] = q[joints_q[k]];
+      vm[k] = v[joints[k]];
+    }
+    const Eigen::VectorXd pull = -o.posture_kd * vm - o.posture_kp * (qm - posture);
+    const Eigen::VectorXd ddqm = Ainv * (a_des - b) + pull - Ainv * (A * pull);
+    ddq(joints) = ddqm;
+    ddq(free) = ddq_free0 - react * ddqm;
+    tau = H * ddq + hv;
+
+    // Margins at this instant.
+    double worst = INFINITY;
+    auto see = [&](Tracker& tr, double margin, double value, double limit, int index = -1) {
+      tr.see(margin, t, value, limit, index);
+      worst = std::min(worst, margin);
+    };
+    for (Eigen::Index k = 0; k < nj; ++k) {
+      const int iv = joints[k];
+      const double a = std::abs(tau[iv]);
+      out.joint_torque = std::max(out.joint_torque, a);
+      if (const double lim = m.effort_limit[iv]; std::isfinite(lim)) {
+        see(joint_torque, 1 - a / (o.torque_margin * lim), a, lim, iv);
+      }
+      const double lo = m.lower_position_limit[joints_q[k]], hi = m.upper_position_limit[joints_q[k]];
+      if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
+        see(limits, std::min(qm[k] - lo, hi - qm[k]) / (hi - lo), qm[k], qm[k] - lo < hi - qm[k] ? lo : hi, iv);
+      }
+      if (const double vlim = m.velocity_limit[iv]; std::isfinite(vlim)) {
+        see(rates, 1 - std::abs(vm[k]) / vlim, std::abs(vm[k]), vlim, iv);
+      }
+    }
+    if (std::isfinite(o.bus_torque_limit)) {
+      const double a = tau.segment<3>(3).cwiseAbs().maxCoeff();
+      out.bus_torque = std::max(out.bus_torque, a);
+      see(bus_torque, 1 - a / (o.torque_margin * o.bus_torque_limit), a, o.bus_torque_limit);
+    }
+    out.sigma_min = std::min(out.sigma_min, sigma);
+    see(singular, sigma / o.singular_threshold - 1, sigma, o.singular_threshold);
+    // Clearances (forwardKinematics(q, v, ddq) above set the poses at q).
+    const Vector3 hand = framePose(m, d, ee_frame).p;
+    if (o.debris_size.minCoeff() > 0) {
+      armPoints(m, d, chain, hand, o.link_radius, 0, points);
+      const double c = clearanceFromDebris(points, o, plan.debrisProperties(), plan.debris(t));
+      out.clearance = std::min(out.clearance, c);
+      see(debris_clear, o.clearance > 0 ? c / o.clearance - 1 : c, c, o.clearance);
+    }
+    if (bus.m > 0) {
+      armPoints(m, d, chain, hand, o.link_radius, bus_from, points);
+      const Vector3 com = d.X_world[0].p + d.X_world[0].R * bus.com();
+      double c = INFINITY;
+      for (const Vector3& p : points) c = std::min(c, boxDistance(d.X_world[0].R.transpose() * (p - com), bus_half) - o.link_radius);
+      out.clearance = std::min(out.clearance, c);
+      see(bus_clear, o.clearance > 0 ? c / o.clearance - 1 : c, c, o.clearance);
+    }
+    out.times.push_back(t);
+    out.margins.push_back(worst);
+    if (o.stop_at_violation && worst < 0) break;
+    // Semi-implicit Euler at the prediction step.
+    v += h * ddq;
+    q = integrate(m, q, v, h);
+  }
+  auto jointName = [&](const Tracker& tr) { return tr.index >= 0 ? "'" + m.joint[m.v_body[tr.index]].name + "'" : std::string("?"); };
+  for (const Tracker* tr : {&joint_torque, &bus_torque, &singular, &limits, &rates, &debris_clear, &bus_clear}) {
+    if (tr->margin == INFINITY) continue;  // not checked (no limit)
+    ConstraintMargin c{tr->name, tr->margin, tr->time, {}};
+    const std::string name = tr->name;
+    if (diverged && tr == &singular) {
+      c.detail = format("the prediction diverged at %.1f s of the plan", tr->time);
+    } else if (name == "joint_torque") {
+      c.detail = "joint " + jointName(*tr) + format(" asks %.0f N m at %.1f s of the plan (limit %.0f N m", tr->value, tr->time, tr->limit) +
+                 format(", %.0f %% of it allowed to a plan)", 100 * o.torque_margin);
+    } else if (name == "bus_torque") {
+      c.detail = format("the bus needs %.2f N m at %.1f s of the plan to hold its attitude (limit %.2f N m", tr->value, tr->time, tr->limit) +
+                 format(", %.0f %% of it allowed to a plan)", 100 * o.torque_margin);
+    } else if (name == "singularity") {
+      c.detail = format("least singular value of the generalized Jacobian %.3f at %.1f s of the plan (the law damps below %.3f)",
+                        tr->value, tr->time, tr->limit);
+    } else if (name == "joint_limit") {
+      c.detail = "joint " + jointName(*tr) + format(" at %.1f deg at %.1f s of the plan (limit %.1f deg)", tr->value * kDeg, tr->time, tr->limit * kDeg);
+    } else if (name == "joint_rate") {
+      c.detail = "joint " + jointName(*tr) + format(" at %.3f rad/s at %.1f s of the plan (limit %.3f rad/s)", tr->value, tr->time, tr->limit);
+    } else if (name == "debris_clearance") {
+      c.detail = format("the arm comes within %.3f m of the debris' box at %.1f s of the plan (outside the approach corridor; "
+                        "%.3f m required)", tr->value, tr->time, tr->limit);
+    } else {
+      c.detail = format("the arm comes within %.3f m of the bus at %.1f s of the plan (%.3f m required)", tr->value, tr->time, tr->limit);
+    }
+    out.constraints.push_back(c);
+  }
+  if (const ConstraintMargin* w = out.worst()) {
+    out.margin = w->margin;
+    out.limiting = w->name;
+  } else {
+    out.margin = INFINITY;
+  }
+  out.feasible = out.margin >= 0;
+  return out;
+}
+
+std::string CaptureWindow::reason() const {
+  if (found) {
+    return format("capture window: plan from t = %.2f s, meeting at t = %.2f s (smallest margin %.2f, ", start, meeting,
+                  check.margin) +
+           check.limiting + format("; %.0f candidates over %.0f s)", candidates, span);
+  }
+  return format("no feasible capture window in the %.0f s searched (%.0f candidates); the best, from t = %.2f s, "
+                "is limited by ", span, candidates, best_start) +
+         check.reason();
+}
+
+CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOptions& options,
+                                  const WindowSearchOptions& search, const CapturePlannerOptions& planner,
+                                  const DebrisProperties& debris, const DebrisState& debris_now, double now,
+                                  const Eigen::VectorXd& q, const Eigen::VectorXd& v, int ee_frame) {
+  if (!(search.step_deg > 0) || !(search.min_step > 0) || !(search.horizon >= 0)) {
+    throw std::invalid_argument("capture window: expected step_deg > 0, min_step > 0, horizon >= 0");
+  }
+  CaptureWindow w;
+  FeasibilityOptions o = options;
+  o.stop_at_violation = true;
+  // The chaser holds its pose: the joints at rest, the bus drifting with its momentum.
+  Eigen::VectorXd q0 = q, v0 = v;
+  for (int k = 6; k < m.nv; ++k) v0[k] = 0;
+  v0.segment<3>(3).setZero();
+  forwardKinematics(m, d, q0);
+  HandState hand;
+  hand.position = framePose(m, d, ee_frame).p;
+  const Vector3 drift = d.X_world[0].R * v0.head<3>();  // base velocity, inertial
+  // One tumbling period (and a twentieth), within the horizon.
+  const double rate = debris_now.w_B.norm();
+  const double period = rate > 0 ? 2 * M_PI / rate : INFINITY;
+  w.span = std::min(search.horizon, 1.05 * period);
+  const double dt = std::max(search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step);
+  DebrisTrajectory trajectory(debris, debris_now, planner.debris_step);
+  double best_margin = -INFINITY;
+  for (double s = 0; s <= w.span + 1e-9; s += dt) {
+    if (w.found && now + s >= w.meeting) break;  // no later start can meet earlier
+    ++w.candidates;
+    HandState h = hand;
+    h.position += s * drift;
+    Eigen::VectorXd qs = q0;
+    qs.head<3>() += s * drift;
+    double t_f = 0;
+    for (double factor : search.durations) {
+      PlanCheck check;
+      try {
+        CapturePlannerOptions po = planner;
+        if (factor != 1) {
+          if (t_f <= 0) break;  // no transversality root to scale
+          po.final_time = factor * t_f;
+        }
+        const CapturePlan plan(debris, trajectory.state(s), h, po);
+        if (factor == 1) t_f = plan.captureTime();
+        if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
+        check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
+        if (check.feasible) {
+          w.found = true;
+          w.start = now + s;
+          w.duration = plan.captureTime();
+          w.meeting = now + s + plan.captureTime();
+          w.check = check;
+          break;  // the slower ones meet later
+        }
+      } catch (const std::runtime_error& e) {
+        check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
+        check.margin = -INFINITY;
+        check.limiting = "transversality";
+      }
+      if (!w.found && check.margin > best_margin) {
+        best_margin = check.margin;
+        w.best_start = now + s;
+        w.check = check;
+      }
+    }
+  }
+  if (!w.found && std::isnan(w.best_start)) w.best_start = now;
+  return w;
+}
+
+}  // namespace grapple::core

@@ -1,0 +1,133 @@
+// Feasibility of a capture plan, predicted before it is flown, and the search of a capture window.
+//
+// The thesis plans the hand's path (Ch. 7) without actuator or collision constraints and names a
+// planner that accounts for them as its future work (Ch. 10, after Lampariello 2013). Grapple
+// keeps the Ch. 7 planners as the path generator and checks each candidate plan through the
+// model, as the published planners do with the dynamics rather than the kinematics alone:
+//
+// Check (checkCapturePlan). The plan is flown in prediction: the rigid-equivalent chaser (modal
+// coordinates held at zero) tracks it exactly by resolved acceleration through the generalized
+// Jacobian — the capture law's nominal motion, with its damping near singularities and its
+// posture term — with the bus attitude held (its acceleration prescribed, so the bus torque
+// includes the arm's reaction fed forward), from the plan's start to the meeting and `hold`
+// seconds beyond, at a fixed step. Along it: the joint torques and bus torques (inverse dynamics
+// of the free-floating robot) against a fraction of their limits; the least singular value of
+// the generalized Jacobian against the law's damping threshold (below it the hand no longer
+// tracks exactly); the joint positions and rates against their limits; the clearance of the
+// arm's links (capsules between consecutive joint origins, and the hand) from the debris' box as
+// the planner propagates it, except inside the grasp point's approach corridor, and from the
+// bus' box (its uniform-density equivalent). Each constraint gives a normalized margin (>= 0:
+// met); the smallest one names what limits the plan.
+//
+// Window (searchCaptureWindow). Start times t0 are scanned from now over the debris' propagated
+// motion (every few degrees of its rotation, over at most one tumbling period: the horizon of the
+// scenario bounds it); for each, the plans from the stand-off pose (the hand at rest, the chaser
+// drifting with its momentum) to the grasp point are checked with the final time t_f* of the Ch. 7
+// transversality condition and with slower ones (1.5, 2, 3 t_f*: the same optimal path family
+// with the final time fixed, asking smaller accelerations and so smaller reaction torques).
+// Criterion: the earliest capture instant t0 + t_f among feasible plans (scanned in order of t0,
+// stopping once t0 alone passes the best t0 + t_f). This
+// differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
+// path itself: here the path's shape stays the thesis' optimal one and the free variables are
+// when to start and (through the transversality condition) when to meet, as in Aghili's choice of
+// the rendezvous time and the time-horizon searches of the field — cheap enough to run on board at
+// each retry (milliseconds per candidate; benchmark Planning_*).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/dynamics/data.hpp"
+#include "core/planning/capture_planner.hpp"
+#include "core/sim/scenario.hpp"
+
+namespace grapple::core {
+
+struct FeasibilityOptions {
+  double step = 0.04;             // [s] prediction step
+  double hold = 1.0;              // [s] checked beyond the meeting (the hand rides the grasp point)
+  double torque_margin = 0.8;     // fraction of each torque limit a plan may use
+  double bus_torque_limit = 5;    // [N m] per axis (infinite: not checked)
+  double clearance = 0.05;        // [m] required beyond the link radius
+  double link_radius = 0.12;      // [m]
+  double corridor_radius = 0.3, corridor_length = 1.5;  // [m]
+  // The capture law's settings (ControllerSpec::Capture): error dynamics, posture, damping.
+  double kp = 4, kd = 4, posture_kp = 0.25, posture_kd = 1, damping = 0.05, singular_threshold = 0.05;
+  // The bus attitude held (prescribed acceleration, kp, kd) or left free.
+  bool hold_bus = true;
+  double attitude_kp = 0.1, attitude_kd = 0.6;
+  Vector3 debris_size = Vector3::Zero();  // [m] the debris' box (zero: no clearance check with it)
+  // Stop the prediction at the first violated constraint (the window search: the candidate is
+  // infeasible then, and the margins found so far say why).
+  bool stop_at_violation = false;
+
+  // From a scenario's capture controller, chaser and debris (debris_size zero: the box of the
+  // debris' uniform-density equivalent).
+  static FeasibilityOptions from(const ControllerSpec& capture, const ChaserSpec& chaser,
+                                 const DebrisProperties& debris, const Vector3& debris_size);
+};
+
+// One constraint along a predicted plan: its worst normalized margin (>= 0: met), where, and a
+// sentence with the physical values.
+struct ConstraintMargin {
+  std::string name;     // joint_torque, bus_torque, singularity, joint_limit, joint_rate,
+                        // debris_clearance, bus_clearance, transversality
+  double margin = INFINITY;
+  double time = 0;      // [s] after the plan's start
+  std::string detail;
+};
+
+struct PlanCheck {
+  bool feasible = false;
+  std::vector<ConstraintMargin> constraints;
+  double margin = -INFINITY;       // the smallest normalized margin
+  std::string limiting;            // the constraint that gives it
+  // Along the prediction, at each step: time after the plan's start and the smallest margin
+  // there (for drawing the plan coloured by its margin).
+  std::vector<double> times, margins;
+  // Predicted peaks.
+  double joint_torque = 0, bus_torque = 0, sigma_min = INFINITY, clearance = INFINITY;
+  const ConstraintMargin* worst() const;
+  std::string reason() const;      // "joint_torque: joint 'joint2' asks 212 N m ... at 3.2 s"
+};
+
+// The plan's prediction from the chaser state (q, v) at the plan's start (modal coordinates are
+// set to zero: the rigid-equivalent chaser). ee_frame: the hand.
+PlanCheck checkCapturePlan(const Model& model, Data& data, const FeasibilityOptions& options,
+                           const CapturePlan& plan, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                           int ee_frame);
+
+// The arm's clearance from the debris' box now (outside the approach corridor) [m], beyond the
+// link radius: what the abort monitor watches. Runs forwardKinematics(q).
+double debrisClearance(const Model& model, Data& data, const FeasibilityOptions& options,
+                       const Eigen::VectorXd& q, int ee_frame, const DebrisProperties& debris,
+                       const DebrisState& state);
+
+struct CaptureWindow {
+  bool found = false;
+  double start = NAN;       // [s] plan start (absolute)
+  double meeting = NAN;     // [s] start + t_f
+  double duration = NAN;    // [s] t_f of the chosen plan (fixed for the plan flown)
+  PlanCheck check;          // the chosen plan's, or the best candidate's when none is feasible
+  double best_start = NAN;  // when none is feasible: the start of the best candidate
+  int candidates = 0;
+  double span = 0;          // [s] searched after now
+  std::string reason() const;  // one sentence: the window, or why there is none
+};
+
+struct WindowSearchOptions {
+  double horizon = 600, step_deg = 4, min_step = 0.25;
+  // Durations tried for each start, as multiples of the transversality condition's t_f (slower
+  // plans ask smaller torques; the debris turns further meanwhile).
+  std::vector<double> durations{1, 1.5, 2, 3};
+};
+
+// The capture window from time `now`, the chaser at (q, v) holding its pose and the debris in
+// `debris_now`.
+CaptureWindow searchCaptureWindow(const Model& model, Data& data, const FeasibilityOptions& options,
+                                  const WindowSearchOptions& search, const CapturePlannerOptions& planner,
+                                  const DebrisProperties& debris, const DebrisState& debris_now,
+                                  double now, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                  int ee_frame);
+
+}  // namespace grapple::core
