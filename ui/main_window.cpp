@@ -192,18 +192,16 @@ void MainWindow::buildEditorDock() {
   connect(editor_, &ScenarioEditor::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
 }
 
-// The campaign panel, tabbed with the manipulability map.
+// The campaign panel: on the right, closed until chosen in View > Panels (the default layout stays
+// as it was).
 void MainWindow::buildCampaignDock() {
   auto* dock = new QDockWidget(tr("Campaign"), this);
   dock->setObjectName("dock:campaign");
   campaign_ = new CampaignPanel(this, dock);
   campaign_->setObjectName("campaign");
   dock->setWidget(campaign_);
-  if (auto* manip = findChild<QDockWidget*>("dock:manipulability")) {
-    tabifyDockWidget(manip, dock);
-  } else {
-    addDockWidget(Qt::RightDockWidgetArea, dock);
-  }
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  dock->hide();
 }
 
 // Edit: the editor's undo and redo, after File.

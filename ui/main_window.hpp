@@ -101,7 +101,8 @@ class MainWindow : public QMainWindow {
   Timeline* timeline() const { return timeline_; }
   const std::vector<PlotPanel*>& plots() const { return plots_; }
   ManipulabilityPanel* manipulability() const { return manipulability_; }
-  // The campaign dock (View > Panels > Campaign): a campaign folder's results, or a campaign run.
+  // The campaign dock (View > Panels > Campaign, closed by default): a campaign folder's results,
+  // or a campaign run.
   CampaignPanel* campaign() const { return campaign_; }
   // The scenario editor (its dock: View > Panels > Scenario editor; its undo stack: Edit menu).
   ScenarioEditor* editor() const { return editor_; }

@@ -47,7 +47,10 @@ class TestCampaignPanel : public QObject {
     window_->resize(1400, 900);
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    if (auto* d = window_->findChild<QDockWidget*>("dock:campaign")) d->raise();
+    auto* dock = window_->findChild<QDockWidget*>("dock:campaign");
+    QVERIFY(dock);
+    dock->show();  // closed by default: View > Panels > Campaign
+    dock->raise();
     panel()->setCli(GRAPPLE_BINARY_DIR "/app/grapple-cli");
     // The rigid capture: its debris rate scaled x the grasp point moved; 6 runs.
     file_ = tmp_.filePath("campaign.yaml");
