@@ -12,3 +12,8 @@ if [ -x build/tests/grapple_render_bench ]; then
   build/tests/grapple_render_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_display_aggregates_only=true "$@" 2>&1 | grep -E "Benchmark|---|_median"
 fi
+# Campaigns: 1000 rigid captures by the local engine, the same one after the other with
+# `grapple-cli run`, the per-run overhead, and a merge of 10,000 summaries (minutes; one run).
+if [ -x build/tests/grapple_campaign_bench ]; then
+  build/tests/grapple_campaign_bench "$@"
+fi

@@ -34,6 +34,7 @@
 #include "core/io/load_error.hpp"
 #include "core/io/urdf.hpp"
 #include "render/scene.hpp"
+#include "ui/campaign_panel.hpp"
 #include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
 #include "ui/scenario_editor.hpp"
@@ -95,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildTuningDock();
   buildEditorDock();
+  buildCampaignDock();
   buildMenus();
   buildEditMenu();
   buildGhostActions();
@@ -190,6 +192,18 @@ void MainWindow::buildEditorDock() {
     summary->raise();
   }
   connect(editor_, &ScenarioEditor::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+}
+
+// The campaign panel: on the right, closed until chosen in View > Panels (the default layout stays
+// as it was).
+void MainWindow::buildCampaignDock() {
+  auto* dock = new QDockWidget(tr("Campaign"), this);
+  dock->setObjectName("dock:campaign");
+  campaign_ = new CampaignPanel(this, dock);
+  campaign_->setObjectName("campaign");
+  dock->setWidget(campaign_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  dock->hide();
 }
 
 // Edit: the editor's undo and redo, after File.

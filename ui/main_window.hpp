@@ -33,6 +33,7 @@ struct Data;
 
 namespace grapple::ui {
 
+class CampaignPanel;
 class ManipulabilityPanel;
 class TuningPanel;
 class ScenarioEditor;
@@ -106,6 +107,9 @@ class MainWindow : public QMainWindow {
   Timeline* timeline() const { return timeline_; }
   const std::vector<PlotPanel*>& plots() const { return plots_; }
   ManipulabilityPanel* manipulability() const { return manipulability_; }
+  // The campaign dock (View > Panels > Campaign, closed by default): a campaign folder's results,
+  // or a campaign run.
+  CampaignPanel* campaign() const { return campaign_; }
   // The scenario editor (its dock: View > Panels > Scenario editor; its undo stack: Edit menu).
   ScenarioEditor* editor() const { return editor_; }
   const RunHistory& history() const { return history_; }
@@ -132,6 +136,7 @@ class MainWindow : public QMainWindow {
   void buildTuningDock();
   void buildGhostActions();
   void buildEditorDock();
+  void buildCampaignDock();
   void buildEditMenu();
   // Writes the scenario to `path`: the editor's document if it differs from the file, else the
   // Scenario. Throws std::runtime_error.
@@ -159,6 +164,7 @@ class MainWindow : public QMainWindow {
   Timeline* timeline_ = nullptr;
   std::vector<PlotPanel*> plots_;
   ManipulabilityPanel* manipulability_ = nullptr;
+  CampaignPanel* campaign_ = nullptr;
   TuningPanel* tuning_ = nullptr;
   QAction* ghost_show_ = nullptr;
   QAction* repair_inertia_ = nullptr;

@@ -42,6 +42,7 @@ int runModes(const std::vector<std::string>& args);
 int runScenario(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runVideo(const std::vector<std::string>& args);
+int runCampaign(const std::vector<std::string>& args);
 int runEnvelope(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runDesign(const std::vector<std::string>& args);

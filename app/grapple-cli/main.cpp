@@ -46,6 +46,20 @@ Commands:
         stars and earth are on by default); collision draws a robot's collision shapes instead of
         its visuals. --time-label: "t = 12.34 s" in the corner (default:
         on in videos, off in pictures).
+  campaign run CAMPAIGN --out DIR [--jobs N] [--runs A-B] [--shard K/N] [--timeout S] [--channels]
+        Run a campaign file (format in scenarios/campaigns/README.md): each run's dispersed
+        scenario on this machine's cores, one process per run, into DIR/runs/NNNNNN/ (the scenario
+        as run, summary.json, with --channels channels.csv). Runs already done are skipped, so a
+        campaign stopped midway resumes. --runs / --shard run a slice (GNU parallel, Slurm).
+  campaign merge DIR
+        DIR/runs.csv (one row per run: dispersed values, outcome, every metric) and
+        DIR/campaign.json (success rate with its Wilson 95 % interval, metric percentiles, failed
+        runs and why); missing runs are listed, not fatal.
+  campaign status DIR
+        How many runs are done, failed, missing; the success rate so far.
+  campaign slurm CAMPAIGN --out DIR [--partition P] [--array-size N] [--jobs J] [--dry-run]
+        Write DIR/slurm/job.sh (an sbatch --array job: task K of N runs shard K/N, J processes each)
+        and submit it; --dry-run prints it. DIR must be on a file system the nodes share.
   envelope [SCENARIO] --out DIR [--rates R1,R2,...] [--threads N] [--set KEY=VALUE]...
         Fly a capture scenario (default: scenarios/capture_rigid.yaml) over the grid of the
         debris' tumbling rates (0.5 to 8 deg/s), tumbling axes (its principal axes and three
@@ -84,6 +98,7 @@ int main(int argc, char** argv) {
     if (command == "info") return grapple::cli::runInfo(args);
     if (command == "probe") return grapple::cli::runProbe(args);
     if (command == "modes") return grapple::cli::runModes(args);
+    if (command == "campaign") return grapple::cli::runCampaign(args);
     if (command == "envelope") return grapple::cli::runEnvelope(args);
     if (command == "export") return grapple::cli::runExport(args);
     if (command == "design") return grapple::cli::runDesign(args);

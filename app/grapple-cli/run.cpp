@@ -1,5 +1,6 @@
 // grapple-cli run / validate: a scenario file, integrated and recorded headless.
 #include "app/grapple-cli/commands.hpp"
+#include "app/grapple-cli/run_summary.hpp"
 
 #include <unistd.h>
 
@@ -59,7 +60,8 @@ RunOptions parseRunOptions(const std::string& command, const std::vector<std::st
   return o;
 }
 
-void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall) {
+void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall,
+                      const std::function<void(JsonWriter&)>& extra = {}) {
   const Scenario& s = sim.scenario();
   const Model& model = sim.model();
   const SimulationStats st = sim.stats();
@@ -147,6 +149,7 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
     w.beginObject().field("time_s", e.time).field("kind", e.kind).field("detail", e.detail).endObject();
   }
   w.endArray();
+  if (extra) extra(w);
   w.endObject();
   out << '\n';
 }
@@ -222,6 +225,10 @@ void printSummary(std::ostream& out, const Simulation& sim, const MissionMetrics
 // The simulation of a loaded scenario; what only the initial state reveals (overlapping paths and
 // the like) is a LoadError on the scenario file. The robot file's warnings go to stderr.
 }  // namespace
+
+void writeRunSummary(std::ostream& out, const Simulation& sim, double wall, const std::function<void(JsonWriter&)>& extra) {
+  writeSummaryJson(out, sim, missionMetrics(sim), wall, extra);
+}
 
 std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenario loaded) {
   for (const std::string& w : loaded.warnings) std::cerr << w << '\n';
