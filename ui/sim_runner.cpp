@@ -84,7 +84,7 @@ void SimRunner::publish(double) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (std::size_t c = 0; c < values.size(); ++c) pending_[c].push_back(values[c]);
   recording_->append(*sim_);
-  if (status_.planned_path.empty() && !recording_->capturePlan().empty()) {
+  if (!recording_->capturePlan().empty() && !(status_.plan_start == recording_->planStart())) {  // a new plan
     status_.planned_path = recording_->capturePlan();
     status_.plan_start = recording_->planStart();
   }

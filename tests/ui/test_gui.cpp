@@ -390,16 +390,21 @@ class TestGui : public QObject {
   }
 
   void capturePlanIsDrawnWhole() {
-    // On to the grasp (the plan is made at 40 s, the hand meets the grasp point at ~48.4 s): from
-    // the plan on, the view draws its whole path ahead — from the hand at the start of the plan
-    // to the grasp point at the planned meeting.
+    // On to the grasp (the capture window makes the plan at ~59 s, the hand meets the grasp point
+    // at ~73.8 s): from the plan on, the view draws its whole path ahead — from the hand at the
+    // start of the plan to the grasp point at the planned meeting.
     window_->setSpeed(0);
-    window_->runner()->runUntil(49.0);
-    QTRY_VERIFY_WITH_TIMEOUT(window_->runner()->status().time >= 49.0 && !window_->runner()->status().running, 180000);
+    window_->runner()->runUntil(75.0);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->runner()->status().time >= 75.0 && !window_->runner()->status().running, 300000);
     QTest::qWait(200);
     const ui::RunStatus st = window_->runner()->status();
     QVERIFY(!std::isnan(st.planned_capture));
-    QCOMPARE(st.plan_start, 40.0);
+    double plan_event = NAN;
+    for (const auto& e : st.events) {
+      if (e.kind == "plan") plan_event = e.time;
+    }
+    QCOMPARE(st.plan_start, plan_event);
+    QVERIFY(st.plan_start > 40 && st.planned_capture < 75);
     window_->timeline()->setRow(window_->runner()->rows() - 1);
     window_->tick();
     const auto& drawn = window_->drawnPlannedPath();
@@ -407,11 +412,11 @@ class TestGui : public QObject {
     const auto& h = window_->history();
     auto rowAt = [&](double t) { return int(std::lower_bound(h.columns[0].begin(), h.columns[0].begin() + h.rows(), t - 1e-9) - h.columns[0].begin()); };
     const int ex = h.find("ee.x"), tx = h.find("target.x");
-    const int r0 = rowAt(40.0), r1 = rowAt(st.planned_capture);
+    const int r0 = rowAt(st.plan_start), r1 = rowAt(st.planned_capture);
     const core::Vector3 hand(h.columns[ex][r0], h.columns[ex + 1][r0], h.columns[ex + 2][r0]);
     const core::Vector3 grasp(h.columns[tx][r1], h.columns[tx + 1][r1], h.columns[tx + 2][r1]);
-    qInfo("drawn plan: starts %.2e m from the hand at 40 s, ends %.2e m from the grasp point at %.2f s",
-          (drawn.front() - hand).norm(), (drawn.back() - grasp).norm(), h.columns[0][r1]);
+    qInfo("drawn plan: starts %.2e m from the hand at %.2f s, ends %.2e m from the grasp point at %.2f s",
+          (drawn.front() - hand).norm(), st.plan_start, (drawn.back() - grasp).norm(), h.columns[0][r1]);
     QVERIFY((drawn.front() - hand).norm() < 0.01);  // the plan starts from the rigid-equivalent hand
     QVERIFY((drawn.back() - grasp).norm() < 0.01);  // (the recorded row is within 20 ms of the meeting)
     // Before the plan was made the joint references' path is drawn instead.
