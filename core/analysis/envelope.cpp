@@ -68,7 +68,8 @@ DebrisState envelopeDebrisState(const DebrisSpec& debris, const Vector3& axis_B,
 
 std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& model, const EnvelopeGrid& grid,
                                       int threads, double after,
-                                      const std::function<void(std::size_t, std::size_t)>& progress) {
+                                      const std::function<void(std::size_t, std::size_t)>& progress,
+                                      const EnvelopeInspector& inspect) {
   const std::size_t n = grid.size();
   std::vector<EnvelopeCell> cells(n);
   const ControllerSpec* capture = nullptr;
@@ -94,7 +95,17 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
       }
       try {
         Simulation sim(s, model);
-        sim.run();
+        // Until the outcome can no longer change: `after` seconds past the grasp (the detumbling's
+        // start, where the torques peak), or once the capture has stopped (no window, no retry).
+        const int phase = sim.recorder().find("capture.phase");
+        double grasped_at = NAN;
+        while (sim.step()) {
+          if (phase < 0) continue;
+          const double p = sim.recorder().column(phase).back();
+          if (p == 4) break;
+          if (p == 5 && std::isnan(grasped_at)) grasped_at = sim.time();
+          if (sim.time() > grasped_at + after) break;
+        }
         const MissionMetrics m = missionMetrics(sim);
         cell.outcome = m.outcome;
         cell.reason = m.outcome_reason;
@@ -121,6 +132,7 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
           }
           if (cell.limiting.empty()) cell.limiting = "time";
         }
+        if (inspect) inspect(i, cell, sim);
       } catch (const std::exception& e) {
         cell.outcome = Outcome::kFailed;
         cell.reason = e.what();

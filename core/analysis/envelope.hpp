@@ -52,10 +52,15 @@ DebrisState envelopeDebrisState(const DebrisSpec& debris, const Vector3& axis_B,
 
 // Flies every cell of the grid (on `threads` threads; the results do not depend on it). Each run
 // lasts until `run.duration`, lengthened when needed to the capture's start + the window search's
-// span + `after` seconds. progress(done, total) is called after each cell (from the worker threads,
-// serialized).
+// span + `after` seconds, and ends early once its outcome is settled: `after` seconds past the
+// grasp, or when the capture has stopped (no window, no retry left); EnvelopeCell::simulated says
+// how long it ran (the requirement on the joint torques is checked over that). progress(done, total) is called after each cell (from the worker threads,
+// serialized); inspect(index, cell, simulation), if given, after each run (from the worker thread
+// that ran it, concurrently: it must only touch what belongs to that index).
+using EnvelopeInspector = std::function<void(std::size_t, const EnvelopeCell&, const Simulation&)>;
 std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& model, const EnvelopeGrid& grid,
                                       int threads = 1, double after = 60,
-                                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+                                      const std::function<void(std::size_t, std::size_t)>& progress = {},
+                                      const EnvelopeInspector& inspect = {});
 
 }  // namespace grapple::core

@@ -174,7 +174,7 @@ std::string CaptureController::abortReason(ControlContext& ctx) {
   const double t_plan = ctx.t - plan_start_;
   const Vector3 error = plan_->at(t_plan).position - framePose(m, ctx.data, ee_frame_).p;
   if (error.norm() > a.plan_error) {
-    std::snprintf(buf, sizeof buf, "hand %.3f m from the plan (threshold %.3f m)", error.norm(), a.plan_error);
+    std::snprintf(buf, sizeof buf, "hand %.3g m from the plan (threshold %.3g m)", error.norm(), a.plan_error);
     return buf;
   }
   if (saturated_since_ >= 0 && ctx.t - saturated_since_ > a.saturation_time) {

@@ -427,10 +427,11 @@ void readRun(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   RunSettings& run = s.run;
   if (n["duration"].IsDefined()) run.duration = r.positive(n["duration"], w + ".duration");
   if (n["integrator"].IsDefined()) {
-    const std::string name = r.choice(n["integrator"], {"rk4", "dopri5", "rk43"}, w + ".integrator");
-    run.integrator = name == "rk4"      ? IntegratorType::kRk4
-                     : name == "rk43"   ? IntegratorType::kRk43
-                                        : IntegratorType::kDormandPrince;
+    const std::string name = r.choice(n["integrator"], {"rk4", "dopri5", "rk43", "ros34pw2"}, w + ".integrator");
+    run.integrator = name == "rk4"        ? IntegratorType::kRk4
+                     : name == "rk43"     ? IntegratorType::kRk43
+                     : name == "ros34pw2" ? IntegratorType::kRosenbrockW
+                                          : IntegratorType::kDormandPrince;
   }
   if (n["step"].IsDefined()) run.step = r.positive(n["step"], w + ".step");
   if (n["rtol"].IsDefined()) run.rtol = r.positive(n["rtol"], w + ".rtol");

@@ -49,7 +49,7 @@ struct FeasibilityOptions {
   double hold = 1.0;              // [s] checked beyond the meeting (the hand rides the grasp point)
   double torque_margin = 0.9;     // fraction of each torque limit a plan may use
   double bus_torque_limit = 5;    // [N m] per axis (infinite: not checked)
-  double clearance = 0.05;        // [m] required beyond the link radius
+  double clearance = 0.02;        // [m] required beyond the link radius
   double link_radius = 0.12;      // [m]
   double corridor_radius = 0.5, corridor_length = 1.5;  // [m]
   // The capture law's settings (ControllerSpec::Capture): error dynamics, posture, damping.
@@ -122,7 +122,7 @@ struct WindowSearchOptions {
   // Durations tried for each start, as multiples of the transversality condition's t_f (slower
   // plans ask smaller torques; the debris turns further meanwhile).
   std::vector<double> durations{1, 1.5, 2, 3, 4, 6};
-  double step = 0.1;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
+  double step = 0.2;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
 };
 
 // The capture window from time `now`, the chaser at (q, v) holding its pose and the debris in

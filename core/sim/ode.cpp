@@ -29,6 +29,59 @@ void Rk4Solver::step(const OdeFunction& f, double t, double h, Eigen::VectorXd& 
 }
 
 namespace {
+
+// RMS of err / (atol + rtol max(|x|, |y|)) (Hairer, Nørsett & Wanner I, eq. II.4.11).
+double errorNorm(const AdaptiveOptions& o, const Eigen::VectorXd& x, const Eigen::VectorXd& y,
+                 const Eigen::VectorXd& err) {
+  double sum = 0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const double sc = o.atol + o.rtol * std::max(std::abs(x[i]), std::abs(y[i]));
+    sum += (err[i] / sc) * (err[i] / sc);
+  }
+  return x.size() > 0 ? std::sqrt(sum / static_cast<double>(x.size())) : 0.0;
+}
+
+// A trial step of size h from t gave a state that is not finite: h is cut by 10 unless it is at
+// h_min already (then std::runtime_error).
+void notFinite(const AdaptiveOptions& o, double t, double& h) {
+  if (h <= o.h_min) {
+    std::ostringstream os;
+    os << "the state is no longer finite at t = " << t + h << " s (step " << h << " s)";
+    throw std::runtime_error(os.str());
+  }
+  h *= 0.1;
+}
+
+void checkStep(const AdaptiveOptions& o, double t, double h) {
+  if (h < o.h_min) {
+    std::ostringstream os;
+    os << "the step size fell below " << o.h_min << " s at t = " << t
+       << " s: the motion is too stiff or discontinuous for the tolerances";
+    throw std::runtime_error(os.str());
+  }
+}
+
+// Step size control with the PI ("stabilized") law of Hairer's DOPRI5 code (safety 0.9, growth
+// within [0.2, 10]): near the stability boundary, where flexible modes put a fast undamped
+// oscillation, it cuts the rejected steps by half or more. expo = 1/(q + 1), q the order of the
+// error estimate. Accepted (err <= 1): sets the next step h_next (kept when a step cut short to
+// land on a sample end would shrink it) and err_old, returns true. Rejected: shrinks h (throws
+// below h_min), returns false.
+bool stepControl(const AdaptiveOptions& o, double err, double expo, double beta, bool last, double t,
+                 double& h, double& h_next, double& err_old) {
+  constexpr double kSafe = 0.9;
+  const double fac11 = err == 0 ? 0.0 : std::pow(err, expo - 0.75 * beta);
+  if (err <= 1.0) {
+    const double fac = std::clamp(fac11 / std::pow(err_old, beta) / kSafe, 0.1, 5.0);
+    err_old = std::max(err, 1e-4);
+    if (!last || fac > 1) h_next = std::max(h / fac, o.h_min);
+    return true;
+  }
+  h /= std::min(5.0, fac11 / kSafe);
+  checkStep(o, t, h);
+  return false;
+}
+
 // Dormand–Prince 5(4) tableau.
 constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
 constexpr double a21 = 1.0 / 5;
@@ -81,49 +134,118 @@ void AdaptiveRk::advance(const OdeFunction& f, double t, double t_end, Eigen::Ve
     for (;;) {
       const bool last = h >= t_end - t;  // this step lands on t_end (re-evaluated after rejections)
       const int last_stage = attempt(f, t, h, x);
-      // Error norm: RMS of err / (atol + rtol max(|x|, |y|)).
-      double sum = 0;
-      for (Eigen::Index i = 0; i < x.size(); ++i) {
-        const double sc = o.atol + o.rtol * std::max(std::abs(x[i]), std::abs(y_[i]));
-        sum += (err_[i] / sc) * (err_[i] / sc);
-      }
-      const double err = x.size() > 0 ? std::sqrt(sum / static_cast<double>(x.size())) : 0.0;
+      const double err = errorNorm(o, x, y_, err_);
       if (!std::isfinite(err) || !y_.allFinite()) {
-        std::ostringstream os;
-        os << "the state is no longer finite at t = " << t + h << " s (step " << h << " s)";
-        if (h <= o.h_min) throw std::runtime_error(os.str());
-        h *= 0.1;
+        notFinite(o, t, h);
         ++stats_.rejected;
         continue;
       }
-      // Step size control with the PI ("stabilized") law of Hairer's DOPRI5 code (safety 0.9,
-      // growth within [0.2, 10]): near the stability boundary, where flexible modes put a fast
-      // undamped oscillation, it cuts the rejected steps by half or more. The exponent is
-      // 1/(q + 1), q the order of the lower-order solution; β = 0.04 as in DOPRI5 and, for the
-      // RK4(3) pair, 0.4/(q + 1) = 0.1 (Hairer & Wanner II, IV.2), which on the flexible capture
-      // takes 12 % fewer evaluations than 0.04 and rejects 4x fewer steps.
+      // β = 0.04 as in DOPRI5 and, for the RK4(3) pair, 0.4/(q + 1) = 0.1 (Hairer & Wanner II,
+      // IV.2), which on the flexible capture takes 12 % fewer evaluations than 0.04 and rejects 4x
+      // fewer steps.
       const bool rk43 = options_.method == AdaptiveMethod::kRk43;
-      const double kBeta = rk43 ? 0.1 : 0.04, kSafe = 0.9;
-      const double expo = rk43 ? 0.25 : 0.2;
-      const double fac11 = err == 0 ? 0.0 : std::pow(err, expo - 0.75 * kBeta);
-      if (err <= 1.0) {
-        const double fac = std::clamp(fac11 / std::pow(err_old_, kBeta) / kSafe, 0.1, 5.0);
-        err_old_ = std::max(err, 1e-4);
+      if (stepControl(o, err, rk43 ? 0.25 : 0.2, rk43 ? 0.1 : 0.04, last, t, h, h_, err_old_)) {
         ++stats_.accepted;
         t = last ? t_end : t + h;
         x = y_;
         k_[0] = k_[last_stage];  // FSAL
-        if (!last || fac > 1) h_ = std::max(h / fac, o.h_min);  // keep a good step at sample ends
         break;
       }
       ++stats_.rejected;
-      h /= std::min(5.0, fac11 / kSafe);
-      if (h < o.h_min) {
-        std::ostringstream os;
-        os << "the step size fell below " << o.h_min << " s at t = " << t
-           << " s: the motion is too stiff or discontinuous for the tolerances";
-        throw std::runtime_error(os.str());
+    }
+  }
+}
+
+namespace {
+
+// ROS34PW2 (Rang & Angermann, BIT 45, 2005): γ, the lower triangle of (γ_ij) and of (α_ij), the
+// weights b and the embedded b̂.
+constexpr double kGamma = 0.43586652150845900;
+constexpr double kGammaTable[4][4] = {{kGamma, 0, 0, 0},
+                                      {-0.87173304301691801, kGamma, 0, 0},
+                                      {-0.90338057013044082, 0.054180672388095326, kGamma, 0},
+                                      {0.24212380706095346, -1.2232505839045147, 0.54526025533510214, kGamma}};
+constexpr double kAlphaTable[4][4] = {{0, 0, 0, 0},
+                                      {0.87173304301691801, 0, 0, 0},
+                                      {0.84457060015369423, -0.11299064236484185, 0, 0},
+                                      {0, 0, 1, 0}};
+constexpr double kB[4] = {0.24212380706095346, -1.2232505839045147, 1.5452602553351020, kGamma};
+constexpr double kBHat[4] = {0.37810903145819369, -0.096042292212423178, 0.5, 0.21793326075422950};
+
+// The coefficients of the transformed stages (Hairer & Wanner II, IV.7.25): a = α Γ⁻¹,
+// c = diag(1/γ) − Γ⁻¹, m = b Γ⁻¹, m̂ = b̂ Γ⁻¹, and the nodes α_i = Σ_j α_ij.
+struct Ros34pw2 {
+  double a[4][4] = {}, c[4][4] = {}, m[4] = {}, e[4] = {}, node[4] = {};
+  Ros34pw2() {
+    double inv[4][4] = {};  // Γ⁻¹, lower triangular, by forward substitution
+    for (int j = 0; j < 4; ++j) {
+      for (int i = j; i < 4; ++i) {
+        double s = i == j ? 1.0 : 0.0;
+        for (int k = j; k < i; ++k) s -= kGammaTable[i][k] * inv[k][j];
+        inv[i][j] = s / kGammaTable[i][i];
       }
+    }
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        for (int k = 0; k < 4; ++k) a[i][j] += kAlphaTable[i][k] * inv[k][j];
+        c[i][j] = (i == j ? 1 / kGamma : 0.0) - inv[i][j];
+        m[j] += kB[i] * inv[i][j];
+        e[j] += (kB[i] - kBHat[i]) * inv[i][j];
+        node[i] += kAlphaTable[i][j];
+      }
+    }
+  }
+};
+const Ros34pw2 kRos;
+
+}  // namespace
+
+RosenbrockW::RosenbrockW(AdaptiveOptions options) : options_(options), h_(options.h_initial) {}
+
+void RosenbrockW::advance(const OdeFunction& f, StiffPart& stiff, double t, double t_end,
+                          Eigen::VectorXd& x) {
+  const AdaptiveOptions& o = options_;
+  if (!(t_end >= t)) throw std::invalid_argument("RosenbrockW::advance: t_end < t");
+  while (t < t_end) {
+    stiff.jacobian(t, x);
+    f(t, x, fx_);  // the first stage's, kept through rejections
+    ++stats_.evaluations;
+    double h = std::min({h_, o.h_max, t_end - t});
+    for (;;) {
+      const bool last = h >= t_end - t;
+      stiff.factor(1 / (kGamma * h));
+      for (int i = 0; i < 4; ++i) {
+        if (i == 0) {
+          u_[0] = fx_;
+        } else {
+          y_ = x;
+          for (int j = 0; j < i; ++j) y_ += kRos.a[i][j] * u_[j];
+          f(t + kRos.node[i] * h, y_, u_[i]);
+          ++stats_.evaluations;
+        }
+        for (int j = 0; j < i; ++j) u_[i] += (kRos.c[i][j] / h) * u_[j];
+        stiff.solve(u_[i]);
+      }
+      y_ = x;
+      err_.setZero(x.size());
+      for (int i = 0; i < 4; ++i) {
+        y_ += kRos.m[i] * u_[i];
+        err_ += kRos.e[i] * u_[i];
+      }
+      const double err = errorNorm(o, x, y_, err_);
+      if (!std::isfinite(err) || !y_.allFinite()) {
+        notFinite(o, t, h);
+        ++stats_.rejected;
+        continue;
+      }
+      // PI control for an estimate of order q = 2: exponent 1/3, β = 0.4/3.
+      if (stepControl(o, err, 1.0 / 3, 0.4 / 3, last, t, h, h_, err_old_)) {
+        ++stats_.accepted;
+        t = last ? t_end : t + h;
+        x = y_;
+        break;
+      }
+      ++stats_.rejected;
     }
   }
 }

@@ -139,7 +139,7 @@ struct ControllerSpec {
       double step_deg = 4;         // start times every this much debris rotation ...
       double min_step = 0.25;      // [s] ... and at least this far apart
       double torque_margin = 0.9;  // the plan may use this fraction of each joint's and the bus' limit
-      double clearance = 0.05;     // [m] between the arm (capsules of link_radius) and the debris'
+      double clearance = 0.02;     // [m] between the arm (capsules of link_radius) and the debris'
                                    //   box or the bus' box, outside the approach corridor
       double link_radius = 0.12;   // [m]
       double corridor_radius = 0.5;  // [m] approach corridor: a cylinder on the grasp point's
@@ -208,18 +208,25 @@ enum class IntegratorType {
   kRk4,            // fixed step (the thesis' Simulink setting)
   kDormandPrince,  // adaptive 5(4): the most accurate per evaluation on smooth, non-stiff motion
   kRk43,           // adaptive RK4(3): 4x more stable on fast undamped modes (flexible models)
+  kRosenbrockW,    // adaptive ROS34PW2, linearly implicit in the modal stiffness and damping:
+                   //   steps set by the motion, not by the stiffest mode (flexible models)
 };
 
-// The scenario file's word for an integrator: rk4, dopri5, rk43.
+// The scenario file's word for an integrator: rk4, dopri5, rk43, ros34pw2.
 inline const char* integratorName(IntegratorType t) {
-  return t == IntegratorType::kRk4 ? "rk4" : t == IntegratorType::kRk43 ? "rk43" : "dopri5";
+  switch (t) {
+    case IntegratorType::kRk4: return "rk4";
+    case IntegratorType::kRk43: return "rk43";
+    case IntegratorType::kRosenbrockW: return "ros34pw2";
+    default: return "dopri5";
+  }
 }
 
 struct RunSettings {
   double duration = 10;                          // [s]
   IntegratorType integrator = IntegratorType::kDormandPrince;
   double step = 1e-3;                            // [s] RK4 step
-  double rtol = 1e-8, atol = 1e-10;              // Dormand–Prince tolerances
+  double rtol = 1e-8, atol = 1e-10;              // adaptive integrators' tolerances
   double max_step = 0.02;                        // [s] adaptive integrators
   double record_rate = 50;                       // [Hz] recorded samples per second
   double control_rate = 0;                       // [Hz] controllers sampled with a zero-order hold,

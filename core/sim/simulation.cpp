@@ -17,6 +17,7 @@
 #include "core/math/rotation.hpp"
 #include "core/control/capture_controller.hpp"
 #include "core/control/controller.hpp"
+#include "core/sim/modal_stiffness.hpp"
 #include "core/sim/ode.hpp"
 #include "core/world/environment.hpp"
 
@@ -70,6 +71,8 @@ struct Simulation::Impl {
   // Integrators.
   Rk4Solver rk4;
   std::unique_ptr<AdaptiveRk> adaptive;
+  std::unique_ptr<RosenbrockW> rosenbrock;
+  std::unique_ptr<ModalStiffness> stiffness;  // its J: the modal stiffness and damping
   bool sampled = false;        // controllers at control_rate with a zero-order hold
   long control_index = 0;      // next control instant: control_index / control_rate
   long rk4_steps = 0;
@@ -648,7 +651,12 @@ Simulation::Simulation(Scenario scenario, Model model)
     o.atol = run.atol;
     o.h_max = run.max_step;
     o.h_initial = std::min(1e-3, run.max_step);
-    s.adaptive = std::make_unique<AdaptiveRk>(o);
+    if (run.integrator == IntegratorType::kRosenbrockW) {
+      s.rosenbrock = std::make_unique<RosenbrockW>(o);
+      s.stiffness = std::make_unique<ModalStiffness>(s.model, s.data, 0, s.nq);
+    } else {
+      s.adaptive = std::make_unique<AdaptiveRk>(o);
+    }
   }
   s.sampled = run.control_rate > 0;
   if (s.sampled) {
@@ -698,9 +706,10 @@ SimulationStats Simulation::stats() const {
   const Impl& s = *impl_;
   SimulationStats st;
   st.evaluations = s.evaluations;
-  if (s.adaptive) {
-    st.steps = s.adaptive->stats().accepted;
-    st.rejected = s.adaptive->stats().rejected;
+  if (s.adaptive || s.rosenbrock) {
+    const AdaptiveStats& a = s.adaptive ? s.adaptive->stats() : s.rosenbrock->stats();
+    st.steps = a.accepted;
+    st.rejected = a.rejected;
   } else {
     st.steps = s.rk4_steps;
   }
@@ -722,6 +731,8 @@ bool Simulation::step() {
       if (t_control < t_piece) t_piece = t_control;
       if (s.adaptive) {
         s.adaptive->advance(s.f, s.t, t_piece, s.x);
+      } else if (s.rosenbrock) {
+        s.rosenbrock->advance(s.f, *s.stiffness, s.t, t_piece, s.x);
       } else {
         const double span = t_piece - s.t;
         const long n = std::max(1L, static_cast<long>(std::ceil(span / run.step - 1e-9)));

@@ -10,7 +10,7 @@
 // Runs are deterministic: the same scenario and settings give bit-identical channels (one thread,
 // no clocks, no randomness in the physics). Rows are recorded at exact multiples of
 // 1/record_rate; the integrator steps between them (RK4: the largest step <= run.step that
-// divides the interval; Dormand–Prince: adaptive, ending exactly on each recording instant).
+// divides the interval; the adaptive ones end exactly on each recording and control instant).
 #pragma once
 
 #include <functional>
@@ -34,7 +34,7 @@ struct SimulationEvent {
 struct SimulationStats {
   long evaluations = 0;   // evaluations of the equations of motion
   long steps = 0;         // accepted integrator steps
-  long rejected = 0;      // rejected steps (Dormand–Prince)
+  long rejected = 0;      // rejected steps (adaptive integrators)
 };
 
 class Simulation {

@@ -12,14 +12,17 @@
 #include "core/io/scenario_yaml.hpp"
 #include "core/control/aerial_controller.hpp"
 #include "core/control/capture_controller.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/planning/feasibility.hpp"
 #include "core/sim/simulation.hpp"
 
 using namespace grapple::core;
 
 namespace {
 
-void runScenario(benchmark::State& state, const char* file) {
-  const LoadedScenario loaded = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/" + file);
+void runScenario(benchmark::State& state, const char* file,
+                 const std::vector<std::pair<std::string, std::string>>& set = {}) {
+  const LoadedScenario loaded = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/" + file, set);
   double simulated = 0;
   for (auto _ : state) {
     Simulation sim(loaded.scenario, loaded.model);
@@ -33,6 +36,14 @@ void runScenario(benchmark::State& state, const char* file) {
 
 void Scenario_CaptureRigid(benchmark::State& s) { runScenario(s, "capture_rigid.yaml"); }
 void Scenario_CaptureFlexible(benchmark::State& s) { runScenario(s, "capture_flexible.yaml"); }
+// The same with the integrator chosen. Arg: 0 rk43 (the file's), 1 ros34pw2 (linearly implicit
+// in the modal stiffness and damping) at the file's tolerances, 2 ros34pw2 at rtol 1e-5, atol 1e-7
+// (the loosest that keeps the hand's path within 0.5 mm of rk43's).
+void Scenario_CaptureFlexibleIntegrator(benchmark::State& s) {
+  std::vector<std::pair<std::string, std::string>> set{{"run.integrator", s.range(0) == 0 ? "rk43" : "ros34pw2"}};
+  if (s.range(0) == 2) set.insert(set.end(), {{"run.rtol", "1e-5"}, {"run.atol", "1e-7"}});
+  runScenario(s, "capture_flexible.yaml", set);
+}
 void Scenario_PlanarFreeVibration(benchmark::State& s) { runScenario(s, "planar_free_vibration.yaml"); }
 
 // One call of the capture controller in the state of grasp_rigid.yaml (with `set`) at t = 1 s,
@@ -68,6 +79,54 @@ void Controller_Capture(benchmark::State& state) {
 // The thesis' loops (law joint_pd, decentralized) on the rigid chaser.
 void Controller_CaptureJointPd(benchmark::State& state) {
   benchCapture(state, {{"controllers", "[{type: capture, law: joint_pd}]"}});
+}
+
+// The capture window's pieces on capture_rigid.yaml at the capture's start (t = 40 s): the check
+// of one plan (its prediction through the model at the check's step, 0.04 s), and the whole window
+// search as the controller runs it (plans from each start over one tumbling period, candidates at
+// 0.2 s, slower durations, stopping at the first feasible meeting).
+struct AtCaptureStart {
+  LoadedScenario l = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
+  Simulation sim{l.scenario, l.model};
+  FeasibilityOptions options;
+  AtCaptureStart() {
+    sim.run();
+    const ControllerSpec& c = l.scenario.controllers[1];
+    options = FeasibilityOptions::from(c, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
+  }
+};
+
+void Planning_CheckPlan(benchmark::State& state) {
+  AtCaptureStart s;
+  const Model& m = s.sim.model();
+  Data d(m, false);
+  const int ee = m.frameId("tool");
+  forwardKinematics(m, d, s.sim.q());
+  HandState hand;
+  hand.position = framePose(m, d, ee).p;
+  DebrisTrajectory traj(s.l.scenario.debris.properties, s.sim.debris(), 0.01);
+  const CapturePlan plan(s.l.scenario.debris.properties, traj.state(12), hand, {});
+  const Eigen::VectorXd v = Eigen::VectorXd::Zero(m.nv);
+  for (auto _ : state) benchmark::DoNotOptimize(checkCapturePlan(m, d, s.options, plan, s.sim.q(), v, ee).margin);
+  state.counters["plan_s"] = plan.captureTime();
+}
+
+void Planning_WindowSearch(benchmark::State& state) {
+  AtCaptureStart s;
+  const Model& m = s.sim.model();
+  Data d(m, false);
+  const ControllerSpec::Capture& c = s.l.scenario.controllers[1].capture;
+  WindowSearchOptions ws;
+  ws.horizon = c.window.horizon;
+  CapturePlannerOptions po;
+  int candidates = 0;
+  for (auto _ : state) {
+    const CaptureWindow w = searchCaptureWindow(m, d, s.options, ws, po, s.l.scenario.debris.properties, s.sim.debris(), 40,
+                                                s.sim.q(), s.sim.v(), m.frameId("tool"));
+    candidates = w.candidates;
+    benchmark::DoNotOptimize(w.meeting);
+  }
+  state.counters["candidates"] = candidates;
 }
 
 // The aerial manipulator's computed torque + allocation + lags (kremer_aerial.yaml), per call.
@@ -110,6 +169,9 @@ BENCHMARK(Analysis_ManipulabilityMap)->Arg(1)->Arg(2)->Unit(benchmark::kMillisec
 BENCHMARK(Controller_Capture)->Arg(0)->Arg(1);
 BENCHMARK(Controller_CaptureJointPd);
 BENCHMARK(Controller_Aerial);
+BENCHMARK(Planning_CheckPlan)->Unit(benchmark::kMillisecond);
+BENCHMARK(Planning_WindowSearch)->Unit(benchmark::kMillisecond);
 BENCHMARK(Scenario_CaptureRigid)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexible)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Scenario_CaptureFlexibleIntegrator)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_PlanarFreeVibration)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <Eigen/LU>
+
 #include "core/sim/ode.hpp"
 
 using namespace grapple::core;
@@ -22,6 +24,22 @@ VectorXd exact(double t) {
   x << std::cos(kOmega * t), -kOmega * std::sin(kOmega * t), std::exp(-kLambda * t);
   return x;
 }
+
+// The stiff part of a linear system x' = A x (+ anything) with a given J, solved densely.
+class DenseStiff : public StiffPart {
+ public:
+  explicit DenseStiff(Eigen::MatrixXd J) : J_(std::move(J)) {}
+  void jacobian(double, const VectorXd&) override { ++jacobians; }
+  void factor(double g) override {
+    lu_.compute(g * Eigen::MatrixXd::Identity(J_.rows(), J_.cols()) - J_);
+  }
+  void solve(VectorXd& r) override { r = lu_.solve(r); }
+  int jacobians = 0;
+
+ private:
+  Eigen::MatrixXd J_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
 
 }  // namespace
 
@@ -119,6 +137,72 @@ class TestOde : public QObject {
     }
     qInfo("evaluations over 5 s: dopri5 %ld, rk43 %ld", evaluations[0], evaluations[1]);
     QVERIFY(evaluations[1] < evaluations[0]);
+  }
+
+  // ROS34PW2 is of order 3 whatever J is (a W-method): fixed steps (tolerances that never reject,
+  // h_max = h) on the oscillator and decay, with the exact Jacobian, none, and a wrong one.
+  void RosenbrockW_IsThirdOrderForAnyJacobian() {
+    Eigen::MatrixXd exact_J(3, 3);
+    exact_J << 0, 1, 0, -kOmega * kOmega, 0, 0, 0, 0, -kLambda;
+    Eigen::MatrixXd wrong = exact_J;
+    wrong(1, 0) *= 0.5;
+    wrong(0, 2) = 2.0;
+    const Eigen::MatrixXd none = Eigen::MatrixXd::Zero(3, 3);
+    const Eigen::MatrixXd* jacobians[] = {&exact_J, &none, &wrong};
+    for (const Eigen::MatrixXd* J : jacobians) {
+      auto error = [&](double h) {
+        AdaptiveOptions o;
+        o.rtol = o.atol = 1e10;
+        o.h_initial = h;
+        o.h_max = 1.5 * h;  // each advance() below is one step
+        RosenbrockW ros(o);
+        DenseStiff stiff(*J);
+        VectorXd x = exact(0);
+        const long n = std::lround(2.0 / h);
+        for (long k = 0; k < n; ++k) ros.advance(kSystem, stiff, k * h, (k + 1) * h, x);
+        if (ros.stats().accepted != n || stiff.jacobians != n) return -1.0;
+        return (x - exact(2.0)).norm();
+      };
+      const double e1 = error(0.01), e2 = error(0.005);
+      qInfo("h 0.01: error %.2e, h 0.005: %.2e, order %.3f", e1, e2, std::log2(e1 / e2));
+      QVERIFY(e1 > 0 && e2 > 0);
+      QVERIFY2(std::abs(std::log2(e1 / e2) - 3) < 0.15, qPrintable(QString::number(std::log2(e1 / e2))));
+    }
+  }
+
+  // The stiff case of Rk43_BeatsDopriOnFastUndampedModes, with J of the fast mode: the
+  // Rosenbrock-W steps follow the slow motion (|hω| ~ 10, RK4(3) is stable to 2.83) and it stays accurate on it, in a
+  // fraction of RK4(3)'s evaluations; the fast mode decays (L-stability) instead of ringing.
+  void RosenbrockW_StepsPastAStiffMode() {
+    const double w_fast = 1000.0;
+    const OdeFunction two_modes = [&](double, const VectorXd& x, VectorXd& dx) {
+      dx.resize(4);
+      dx << x[1], -x[0], x[3], -w_fast * w_fast * x[2];
+    };
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(4, 4);
+    J(2, 3) = 1;
+    J(3, 2) = -w_fast * w_fast;
+    AdaptiveOptions o;
+    o.rtol = 1e-6;
+    o.atol = 1e-8;
+    RosenbrockW ros(o);
+    DenseStiff stiff(J);
+    VectorXd x(4);
+    x << 1, 0, 1e-9, 0;
+    ros.advance(two_modes, stiff, 0, 5.0, x);
+    o.method = AdaptiveMethod::kRk43;
+    AdaptiveRk rk(o);
+    VectorXd y(4);
+    y << 1, 0, 1e-9, 0;
+    rk.advance(two_modes, 0, 5.0, y);
+    qInfo("evaluations over 5 s: rk43 %ld, ros34pw2 %ld (%ld steps, mean %.2e s: |h w_fast| = %.0f)",
+          rk.stats().evaluations, ros.stats().evaluations, ros.stats().accepted, 5.0 / ros.stats().accepted,
+          w_fast * 5.0 / ros.stats().accepted);
+    QVERIFY(std::abs(x[0] - std::cos(5.0)) < 1e-4);
+    QVERIFY(std::abs(x[1] + std::sin(5.0)) < 1e-4);
+    QVERIFY(std::abs(x[2]) < 1e-9);
+    QVERIFY(5.0 / ros.stats().accepted > 3 * 2.83 / w_fast);
+    QVERIFY(ros.stats().evaluations * 4 < rk.stats().evaluations);
   }
 
   // A step that meets a sudden fast transient is rejected and retried smaller.
