@@ -33,10 +33,12 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/urdf.hpp"
+#include "core/sim/mission.hpp"
 #include "render/scene.hpp"
 #include "ui/campaign_panel.hpp"
 #include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
+#include "ui/requirements_panel.hpp"
 #include "ui/scenario_editor.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
@@ -90,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!text.isEmpty()) statusBar()->showMessage(text, 8000);
   });
 
+  outcome_ = new QLabel(this);
+  outcome_->setObjectName("outcome");
+  statusBar()->addPermanentWidget(outcome_);
   status_ = new QLabel(this);
   statusBar()->addPermanentWidget(status_);
 
@@ -166,13 +171,22 @@ void MainWindow::buildDocks() {
   info_->setMargin(6);
   info_dock->setWidget(info_);
   addDockWidget(Qt::LeftDockWidgetArea, info_dock);
+  // The scenario summary, and under it the requirements as checked on the run.
   auto* scen_dock = new QDockWidget(tr("Scenario"), this);
   scen_dock->setObjectName("dock:scenario");
-  scenario_info_ = new QLabel(scen_dock);
+  auto* scen_panel = new QWidget(scen_dock);
+  auto* scen_layout = new QVBoxLayout(scen_panel);
+  scen_layout->setContentsMargins(0, 0, 0, 0);
+  scenario_info_ = new QLabel(scen_panel);
   scenario_info_->setWordWrap(true);
   scenario_info_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   scenario_info_->setMargin(6);
-  scen_dock->setWidget(scenario_info_);
+  scen_layout->addWidget(scenario_info_);
+  requirements_ = new RequirementsPanel(scen_panel);
+  requirements_->setObjectName("requirements");
+  scen_layout->addWidget(requirements_, 1);
+  connect(requirements_, &RequirementsPanel::timeRequested, this, [this](double t) { timeline_->setTime(t); });
+  scen_dock->setWidget(scen_panel);
   addDockWidget(Qt::LeftDockWidgetArea, scen_dock);
   tabifyDockWidget(scen_dock, info_dock);
   scen_dock->raise();
@@ -438,6 +452,8 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   manipulability_->setModel(runner_->model(), scene_->endEffectorFrame());
   manipulability_->setConfiguration(runner_->snapshot(0).q);
   view_->setScene(scene_.get());
+  requirements_->clear();
+  shown_mission_.reset();
 
   const core::Scenario& s = runner_->scenario();
   const core::Model& m = runner_->model();
@@ -602,7 +618,23 @@ void MainWindow::tick() {
 
 void MainWindow::finishTick(const RunStatus& st) {
   status_->setText(statusText());
+  if (st.mission != shown_mission_ || st.finished != shown_finished_) showMission(st);
   if (run_action_->text() != (st.running ? tr("&Pause") : tr("&Run"))) updateRunActions();
+}
+
+// The worker's newest metrics (once a second while the run goes, and when it stops): the outcome
+// in the status bar, the requirements in their panel.
+void MainWindow::showMission(const RunStatus& st) {
+  shown_mission_ = st.mission;
+  shown_finished_ = st.finished;
+  const core::MissionMetrics& m = *st.mission;
+  const bool decided = outcomeDecided(m, st.finished);
+  outcome_->setText(outcomeText(m, st.finished));
+  outcome_->setToolTip(decided ? QString::fromStdString(m.outcome_reason) : tr("The outcome is known when the run ends"));
+  outcome_->setStyleSheet(decided ? QString("QLabel { background: %1; color: %2; font-weight: bold; padding: 0 6px; }")
+                                        .arg(outcomeColor(m.outcome).name(), outcomeTextColor(m.outcome).name())
+                                  : QString());
+  requirements_->setMetrics(m, st.mission_time, st.finished);
 }
 
 void MainWindow::showRow(int row) {

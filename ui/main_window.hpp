@@ -2,7 +2,7 @@
 // information panels in docks (rearrangeable; the layout is remembered with QSettings), the File
 // menu (open, recent, built-in scenarios, save, save as), the simulation controls (run, pause,
 // step, reset, speed) and a status bar (simulated time, real-time factor, integrator step,
-// capture state). A timer at display rate pulls the newly recorded rows from the SimRunner into
+// capture state, the mission's outcome; the requirements as checked in the scenario panel). A timer at display rate pulls the newly recorded rows from the SimRunner into
 // the plots and poses the 3D view at the timeline's instant.
 #pragma once
 
@@ -29,12 +29,14 @@ class CaptureScene;
 }
 namespace grapple::core {
 struct Data;
+struct MissionMetrics;
 }
 
 namespace grapple::ui {
 
 class CampaignPanel;
 class ManipulabilityPanel;
+class RequirementsPanel;
 class TuningPanel;
 class ScenarioEditor;
 
@@ -112,6 +114,10 @@ class MainWindow : public QMainWindow {
   CampaignPanel* campaign() const { return campaign_; }
   // The scenario editor (its dock: View > Panels > Scenario editor; its undo stack: Edit menu).
   ScenarioEditor* editor() const { return editor_; }
+  // The requirements as checked on the run (in the Scenario panel, under the summary) and the
+  // status bar's outcome ("running" until the run ends; its reason as tooltip).
+  RequirementsPanel* requirements() const { return requirements_; }
+  QLabel* outcomeLabel() const { return outcome_; }
   const RunHistory& history() const { return history_; }
   QString statusText() const;
   // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
@@ -148,6 +154,7 @@ class MainWindow : public QMainWindow {
   void save();
   void updateRunActions();
   void finishTick(const RunStatus& st);
+  void showMission(const RunStatus& st);
 
   QString path_, last_error_;
   std::vector<std::pair<std::string, std::string>> overrides_;
@@ -173,6 +180,10 @@ class MainWindow : public QMainWindow {
   QLabel* info_ = nullptr;       // the picked body
   QLabel* scenario_info_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* outcome_ = nullptr;
+  RequirementsPanel* requirements_ = nullptr;
+  std::shared_ptr<const core::MissionMetrics> shown_mission_;  // what the panel and outcome show
+  bool shown_finished_ = false;
   QTimer* timer_ = nullptr;
   QComboBox* speed_ = nullptr;
   QDoubleSpinBox* exaggeration_ = nullptr;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <deque>
 
+#include "core/sim/mission.hpp"
+
 namespace grapple::ui {
 
 using Clock = std::chrono::steady_clock;
@@ -16,7 +18,8 @@ SimRunner::SimRunner(const core::LoadedScenario& loaded)
   pending_.resize(channels_.size());
   recording_ = std::make_unique<render::Recording>(*sim_, expectedRows());
   status_.end_time = sim_->endTime();
-  publish(0);  // the initial row
+  updateMission();
+  publish();  // the initial row
   worker_ = std::thread([this] { loop(); });
 }
 
@@ -73,7 +76,7 @@ void SimRunner::stepOnce() {
 // Worker side: after a step (or at construction), append the newest row of the recorder and the
 // state to the shared run (a copy of a few hundred numbers under the lock; a forward kinematics
 // for the joint references' planned hand).
-void SimRunner::publish(double) {
+void SimRunner::publish() {
   const core::Recorder& r = sim_->recorder();
   const int row = r.rows() - 1;
   if (row < 0) return;
@@ -103,6 +106,16 @@ void SimRunner::publish(double) {
   changed_.notify_all();
 }
 
+// Worker side: the metrics are a pass over the recorded channels, so computed outside the lock
+// (the worker alone touches the Simulation) and swapped in.
+void SimRunner::updateMission() {
+  auto mission = std::make_shared<const core::MissionMetrics>(core::missionMetrics(*sim_));
+  std::lock_guard<std::mutex> lock(mutex_);
+  status_.mission = std::move(mission);
+  status_.mission_time = sim_->time();
+  changed_.notify_all();
+}
+
 void SimRunner::loop() {
   // Pacing: simulated time follows anchor_sim + speed × (wall - anchor_wall); re-anchored when the
   // speed changes, on resume, and when the physics falls behind by more than 0.25 s of wall time
@@ -117,6 +130,14 @@ void SimRunner::loop() {
     long steps;
   };
   std::deque<Sample> window;
+  // The mission's metrics: once a second of wall time while stepping, and whenever it stops.
+  Clock::time_point metrics_wall = Clock::now();
+  double metrics_t = sim_->time();
+  auto updateMissionNow = [&] {
+    updateMission();
+    metrics_wall = Clock::now();
+    metrics_t = sim_->time();
+  };
   while (!exit_) {
     const bool stepping = running_ || step_requests_ > 0;
     if (!stepping || sim_->finished()) {
@@ -124,6 +145,7 @@ void SimRunner::loop() {
         running_ = false;
         step_requests_ = 0;
       }
+      if (metrics_t != sim_->time()) updateMissionNow();  // paused from the interface meanwhile
       window.clear();
       std::unique_lock<std::mutex> lock(mutex_);
       status_.running = false;
@@ -163,7 +185,10 @@ void SimRunner::loop() {
     while (window.size() > 2 && std::chrono::duration<double>(now - window.front().wall).count() > 1.0) {
       window.pop_front();
     }
-    publish(0);
+    // The metrics before the row: whoever sees the run stopped (the end, a failure, a step,
+    // runUntil's instant) sees its final metrics; while it goes, once a second.
+    if (sim_->finished() || !running_ || now - metrics_wall >= std::chrono::seconds(1)) updateMissionNow();
+    publish();
     if (window.size() >= 2) {
       const double dw = std::chrono::duration<double>(window.back().wall - window.front().wall).count();
       const double dt = window.back().t - window.front().t;

@@ -2,7 +2,8 @@
 // interface can scrub back to any instant. The worker steps one recording interval at a time —
 // the same Simulation::step() as grapple-cli, so a GUI run is bit-identical to the CLI's — paced
 // at a speed factor of wall time (or as fast as possible), and after each step appends the
-// recorded row, the state and the debris' to the run, under a short lock. The GUI thread reads
+// recorded row, the state and the debris' to the run, under a short lock (and, now and then, the
+// mission's metrics, computed on the worker). The GUI thread reads
 // what it needs (new rows for the plots, one instant for the 3D view) under the same lock, never
 // waiting on the physics; the physics never waits on drawing.
 #pragma once
@@ -21,6 +22,10 @@
 #include "render/recording.hpp"
 #include "render/snapshot.hpp"
 
+namespace grapple::core {
+struct MissionMetrics;
+}
+
 namespace grapple::ui {
 
 struct RunStatus {
@@ -37,6 +42,12 @@ struct RunStatus {
   double plan_start = std::numeric_limits<double>::quiet_NaN();       // [s] when the plan was made
   std::vector<core::Vector3> planned_path;  // the whole capture plan's hand path, once made
   std::vector<core::SimulationEvent> events;
+  // The mission's outcome and requirements (core::missionMetrics) over the rows recorded until
+  // mission_time: computed by the worker at most once a second of wall time while the run goes,
+  // and whenever it stops (paused, at the end, failed); replaced, never changed, so a copy of the
+  // status shares it. Never null.
+  std::shared_ptr<const core::MissionMetrics> mission;
+  double mission_time = 0;        // [s] the simulated time it was computed at
 };
 
 class SimRunner {
@@ -90,7 +101,9 @@ class SimRunner {
 
  private:
   void loop();
-  void publish(double wall_since_start);
+  void publish();
+  // Recomputes the mission's metrics (worker side, outside the lock) and stores them.
+  void updateMission();
 
   core::Model model_;
   core::Scenario scenario_;

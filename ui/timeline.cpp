@@ -100,6 +100,10 @@ void Timeline::setRow(int row) {
   if (changed) emit rowChanged(row_);
 }
 
+void Timeline::setTime(double t) {
+  if (times_ && !times_->empty()) setRow(rowAt(t));
+}
+
 void Timeline::setLive(bool live) {
   live_ = live;
   if (live_button_->isChecked() != live) live_button_->setChecked(live);

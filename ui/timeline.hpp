@@ -26,6 +26,7 @@ class Timeline : public QWidget {
   void rowsChanged();
   int row() const { return row_; }
   void setRow(int row);         // leaves live mode
+  void setTime(double t);       // the first recorded instant at or after t (setRow)
   void setLive(bool live);
   bool live() const { return live_; }
   void setReplaying(bool on);
