@@ -10,6 +10,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqcustomplot-dev
   libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev zlib1g-dev
   xvfb xauth ffmpeg
+  clang libfuzzer-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

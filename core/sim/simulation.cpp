@@ -62,6 +62,7 @@ struct Simulation::Impl {
   // State layout.
   int nq, nv, idebris, iwork, nx;
   Eigen::VectorXd x;
+  Eigen::VectorXd x_recorded;  // x at the last recorded row: the state a failed step returns to
   double t = 0;
   int row = 0;                 // rows recorded
   std::string failure;
@@ -143,6 +144,7 @@ void Simulation::Impl::setInitialState() {
   iwork = idebris + (scenario.debris.enabled ? 13 : 0);
   nx = iwork + 4;  // W_in, W_ext, W_diss, fuel
   x = Eigen::VectorXd::Zero(nx);
+  x_recorded = x;
   Eigen::VectorXd q0 = neutralConfiguration(m);
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(nv);
   if (m.hasFreeBase()) {
@@ -695,6 +697,8 @@ bool Simulation::step() {
   // rounding); the integration runs piecewise between them, so that a held control never
   // changes inside a step.
   const double t_next = std::min(run.duration, s.row / run.record_rate);
+  const double t_recorded = s.t;
+  s.x_recorded = s.x;
   try {
     while (s.t < t_next) {
       double t_piece = t_next;
@@ -723,6 +727,9 @@ bool Simulation::step() {
     }
     s.record();
   } catch (const std::exception& e) {
+    // The state stays the last recorded one (finite), not the one that failed.
+    s.x = s.x_recorded;
+    s.t = t_recorded;
     s.failure = e.what();
     s.events.push_back({s.t, "integration_failure", e.what()});
     s.done = true;
