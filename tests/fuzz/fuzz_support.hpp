@@ -24,15 +24,13 @@ namespace grapple::fuzz {
 // neutral configuration, kinematics, mass matrix, forward dynamics at rest and, with flexible
 // bodies, the coupled modes. Nothing here may throw or crash for a model the reader accepted.
 inline void exerciseModel(const core::Model& m) {
-  core::Data d(m);
+  core::Data d(m, m.hasFlexibleBodies());
   const Eigen::VectorXd q = core::neutralConfiguration(m);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(m.nv);
   core::forwardKinematics(m, d, q);
   core::massMatrix(m, d, q);
   core::forwardDynamics(m, d, q, zero, zero);
-  bool flexible = false;
-  for (const core::FlexibleBody& f : m.flex) flexible = flexible || f.nf > 0;
-  if (flexible) core::coupledModes(m, q);
+  if (m.hasFlexibleBodies()) core::coupledModes(m, q);
 }
 
 // Runs f(); a LoadError is the expected answer to a bad input. Anything else aborts.

@@ -43,7 +43,7 @@ std::vector<fs::path> filesIn(const fs::path& dir, const std::string& prefix = "
 }
 
 // Runs the target on each input; the number of inputs it returned 0 for.
-int replay(Target target, const std::vector<std::string>& inputs) {
+int replayInputs(Target target, const std::vector<std::string>& inputs) {
   int n = 0;
   for (const std::string& data : inputs) {
     n += target(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()) == 0 ? 1 : 0;
@@ -89,7 +89,7 @@ class TestFuzzRegressions : public QObject {
                                                {"fuzz_probe_state", fuzz_probe_state}};
     const std::vector<std::string> inputs = inputsOf(target.toStdString());
     QVERIFY(inputs.size() >= 2);
-    QCOMPARE(replay(targets.at(target), inputs), static_cast<int>(inputs.size()));
+    QCOMPARE(replayInputs(targets.at(target), inputs), static_cast<int>(inputs.size()));
     qInfo("%s: %zu inputs replayed", qPrintable(target), inputs.size());
   }
 };
