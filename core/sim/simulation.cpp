@@ -638,11 +638,17 @@ Simulation::Simulation(Scenario scenario, Model model)
     s.adaptive = std::make_unique<AdaptiveRk>(o);
   }
   s.sampled = run.control_rate > 0;
-  if (s.sampled) {
-    s.sampleControl();
-    s.control_index = 1;
+  try {
+    if (s.sampled) {
+      s.sampleControl();
+      s.control_index = 1;
+    }
+    s.record();
+  } catch (const std::runtime_error& e) {
+    // A controller that fails on the initial state (a capture plan without a solution): the
+    // scenario cannot start, which its caller reports against the file.
+    throw std::invalid_argument(e.what());
   }
-  s.record();
 }
 
 Simulation::~Simulation() = default;
@@ -730,6 +736,8 @@ bool Simulation::step() {
     // The state stays the last recorded one (finite), not the one that failed.
     s.x = s.x_recorded;
     s.t = t_recorded;
+    s.q = s.x.head(s.nq);
+    s.v = s.x.segment(s.nq, s.nv);
     s.failure = e.what();
     s.events.push_back({s.t, "integration_failure", e.what()});
     s.done = true;

@@ -88,7 +88,7 @@ class TestFuzzRegressions : public QObject {
                                                {"fuzz_urdf", fuzz_urdf},
                                                {"fuzz_probe_state", fuzz_probe_state}};
     const std::vector<std::string> inputs = inputsOf(target.toStdString());
-    QVERIFY(inputs.size() >= 2);
+    QVERIFY(!inputs.empty());
     QCOMPARE(replayInputs(targets.at(target), inputs), static_cast<int>(inputs.size()));
     qInfo("%s: %zu inputs replayed", qPrintable(target), inputs.size());
   }
