@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/io/atomic_file.hpp"
 #include "render/offscreen.hpp"
 
 extern char** environ;
@@ -28,17 +29,6 @@ namespace grapple::render {
 namespace fs = std::filesystem;
 
 namespace {
-
-// A temporary name beside `path` (same folder, so the final rename is atomic).
-std::string temporaryBeside(const std::string& path, const char* what) {
-  const fs::path p(path);
-  std::string name = ".";  // appended piece by piece: GCC 12 warns (-Wrestrict) on "." + s
-  name += p.filename().string();
-  name += '.';
-  name += what;
-  name += std::to_string(::getpid());
-  return (p.parent_path() / name).string();
-}
 
 void checkFolder(const std::string& path) {
   const fs::path parent = fs::absolute(fs::path(path)).parent_path();
@@ -55,10 +45,13 @@ std::string readText(const std::string& path) {
   return s;
 }
 
-// ffmpeg reading raw RGB frames on its standard input, its messages into a log file.
+// ffmpeg reading raw RGB frames on its standard input, its messages into a log file in the
+// system's temporary folder (not beside the video: where the video cannot be written, ffmpeg's
+// explanation still can).
 class FfmpegPipe {
  public:
-  FfmpegPipe(const VideoOptions& o, const std::string& out) : log_(out + ".log") {
+  FfmpegPipe(const VideoOptions& o, const std::string& out)
+      : log_(core::temporaryBeside((fs::temp_directory_path() / fs::path(out).filename()).string(), "log")) {
     static std::once_flag ignore_sigpipe;  // a dying ffmpeg makes write() fail with EPIPE instead
     std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
     char size[32], rate[32], crf[16];
@@ -122,7 +115,11 @@ class FfmpegPipe {
     ::waitpid(pid_, &status, 0);
     pid_ = -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      const std::string msg = readText(log_);
+      std::string msg = readText(log_);
+      if (WIFSIGNALED(status)) {
+        msg = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")" +
+              (msg.empty() ? "" : "; " + msg);
+      }
       throw std::runtime_error("ffmpeg failed" + (msg.empty() ? std::string() : ": " + msg));
     }
   }
@@ -213,7 +210,7 @@ VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario
   checkFolder(path);
   FrameMaker maker(model, scenario, recording, options);
   const int n = videoFrameCount(options, recording.times().back());
-  const std::string tmp = temporaryBeside(path, "part");
+  const std::string tmp = core::temporaryBeside(path, "part");
   VideoResult result;
   {
     FfmpegPipe ffmpeg(options, tmp);
@@ -357,21 +354,7 @@ void writePng(const std::string& path, const unsigned char* rgb, int width, int 
   chunk(png, "IDAT", packed.data(), packed_size);
   chunk(png, "IEND", nullptr, 0);
   checkFolder(path);
-  const std::string tmp = temporaryBeside(path, "part");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write " + path);
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + ec.message());
-  }
+  core::writeFileAtomically(path, std::string(png.begin(), png.end()));
 }
 
 }  // namespace grapple::render

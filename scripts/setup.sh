@@ -12,6 +12,7 @@ packages=(
   xvfb xauth ffmpeg liburdfdom-tools
   libnlopt-cxx-dev libslicot-dev gfortran liblapack-dev libblas-dev
   nlohmann-json3-dev parallel slurm-wlm munge
+  clang libfuzzer-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,10 +1,11 @@
 #include "ui/plot_panel.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <map>
+#include <sstream>
 
+#include <QBuffer>
+#include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -13,9 +14,12 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
+#include <QTemporaryFile>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include "core/io/atomic_file.hpp"
 
 namespace grapple::ui {
 
@@ -307,7 +311,9 @@ int PlotPanel::pointCount() const {
 }
 
 namespace {
-// Writes the plot as an image (PNG) or a vector document (PDF) of width x height.
+// Writes the plot as an image (PNG) or a vector document (PDF) of width x height. The document is
+// made first (the PDF in the system's temporary folder), then written atomically to the target
+// (core::writeFileAtomically): a failure leaves the previous file and says why.
 bool exportPlot(QCustomPlot* plot, bool pdf, const QString& path, int width, int height, QString* error) {
   if (width < 16 || height < 16 || width > 20000 || height > 20000) {
     if (error) {
@@ -316,8 +322,27 @@ bool exportPlot(QCustomPlot* plot, bool pdf, const QString& path, int width, int
     }
     return false;
   }
-  if (!(pdf ? plot->savePdf(path, width, height) : plot->savePng(path, width, height))) {
-    if (error) *error = QObject::tr("cannot write %1").arg(path);
+  QByteArray bytes;
+  bool made = false;
+  if (pdf) {
+    QTemporaryFile tmp(QDir::tempPath() + "/grapple-plot-XXXXXX.pdf");
+    if (tmp.open() && plot->savePdf(tmp.fileName(), width, height)) {
+      tmp.seek(0);
+      bytes = tmp.readAll();
+      made = !bytes.isEmpty();
+    }
+  } else {
+    QBuffer buffer(&bytes);
+    made = buffer.open(QIODevice::WriteOnly) && plot->toPixmap(width, height).save(&buffer, "PNG");
+  }
+  if (!made) {
+    if (error) *error = QObject::tr("cannot write %1: the %2 could not be made").arg(path, pdf ? "PDF" : "image");
+    return false;
+  }
+  try {
+    core::writeFileAtomically(path.toStdString(), bytes.toStdString());
+  } catch (const std::runtime_error& e) {
+    if (error) *error = QString::fromStdString(e.what());
     return false;
   }
   return true;
@@ -337,36 +362,25 @@ bool PlotPanel::exportCsv(const QString& path, QString* error) const {
     if (error) *error = tr("no run to export");
     return false;
   }
-  // Written beside and renamed over the target (no half file on a failure), like the scenarios.
-  const std::string tmp = path.toStdString() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return false;
-    }
-    out.precision(17);
-    std::vector<int> cols{0};
-    for (int c : shown_) {
-      if (c != 0) cols.push_back(c);
-    }
-    for (std::size_t k = 0; k < cols.size(); ++k) {
-      const core::ChannelInfo& info = history_->channels[static_cast<std::size_t>(cols[k])];
-      out << (k ? "," : "") << info.name << " [" << info.unit << "]";
-    }
-    out << "\n";
-    for (int r = 0; r < history_->rows(); ++r) {
-      for (std::size_t k = 0; k < cols.size(); ++k) out << (k ? "," : "") << history_->columns[static_cast<std::size_t>(cols[k])][static_cast<std::size_t>(r)];
-      out << "\n";
-    }
-    if (!out.flush()) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return false;
-    }
+  std::ostringstream out;
+  out.precision(17);
+  std::vector<int> cols{0};
+  for (int c : shown_) {
+    if (c != 0) cols.push_back(c);
   }
-  if (std::rename(tmp.c_str(), path.toStdString().c_str()) != 0) {
-    std::remove(tmp.c_str());
-    if (error) *error = tr("cannot write %1").arg(path);
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    const core::ChannelInfo& info = history_->channels[static_cast<std::size_t>(cols[k])];
+    out << (k ? "," : "") << info.name << " [" << info.unit << "]";
+  }
+  out << "\n";
+  for (int r = 0; r < history_->rows(); ++r) {
+    for (std::size_t k = 0; k < cols.size(); ++k) out << (k ? "," : "") << history_->columns[static_cast<std::size_t>(cols[k])][static_cast<std::size_t>(r)];
+    out << "\n";
+  }
+  try {
+    core::writeFileAtomically(path.toStdString(), out.str());
+  } catch (const std::runtime_error& e) {
+    if (error) *error = QString::fromStdString(e.what());
     return false;
   }
   return true;

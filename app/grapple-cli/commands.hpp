@@ -2,6 +2,7 @@
 // or scenario) becomes exit code 2 in main(), a UsageError too.
 #pragma once
 
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ std::string defaultScenarioPath();
 std::unique_ptr<core::Simulation> makeSimulation(const std::string& path, core::LoadedScenario loaded);
 // "key=value" of --set.
 std::pair<std::string, std::string> parseSet(const std::string& kv);
+
+// grapple-cli probe's JSON for one state: `state` is the parsed state file (`state_path` names it in
+// messages). Throws LoadError for a state that does not fit the model.
+void writeProbeOfState(std::ostream& out, const core::Model& m, const std::string& model_path,
+                       const YAML::Node& state, const std::string& state_path);
 
 int runProbe(const std::vector<std::string>& args);
 int runInfo(const std::vector<std::string>& args);

@@ -64,8 +64,7 @@ void readJointValues(const yaml::Reader& r, const YAML::Node& node, int n, doubl
   std::copy(x.begin(), x.end(), out);
 }
 
-ProbeState readState(const std::string& path, const Model& m) {
-  const YAML::Node doc = yaml::loadFile(path);
+ProbeState readState(const YAML::Node& doc, const std::string& path, const Model& m) {
   const yaml::Reader r(path);
   r.checkKeys(doc, {"base", "joints", "modes", "external_wrenches", "jacobian"}, "state");
   ProbeState s;
@@ -298,6 +297,12 @@ void writeProbe(std::ostream& out, const Model& m, const std::string& model_path
 
 }  // namespace
 
+void writeProbeOfState(std::ostream& out, const Model& m, const std::string& model_path,
+                       const YAML::Node& state, const std::string& state_path) {
+  ProbeState s = readState(state, state_path, m);
+  writeProbe(out, m, model_path, s);
+}
+
 int runProbe(const std::vector<std::string>& args) {
   std::string model_path, state_path;
   std::optional<BaseMode> base;
@@ -320,8 +325,7 @@ int runProbe(const std::vector<std::string>& args) {
   std::vector<std::string> warnings;
   const Model m = loadModelFile(model_path, base, &warnings, std::nullopt, inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
-  ProbeState s = readState(state_path, m);
-  writeProbe(std::cout, m, model_path, s);
+  writeProbeOfState(std::cout, m, model_path, yaml::loadFile(state_path), state_path);
   return 0;
 }
 

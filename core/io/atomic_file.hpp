@@ -1,12 +1,20 @@
-// Writing a file so that a crash or a full disk never leaves half of it: the text goes to a
-// temporary file beside the target, which is then renamed over it (atomic on POSIX file systems).
+// Writing a file so that a crash, a full disk or a read-only folder never leaves half of it: the
+// text goes to a temporary file beside the target, flushed to the disk, which is then renamed over
+// it (atomic on POSIX file systems). On any failure the temporary file is removed and the target
+// is untouched.
 #pragma once
 
 #include <string>
 
 namespace grapple::core {
 
-// Throws std::runtime_error naming the file if it cannot be written; the target is then untouched.
+// Throws std::runtime_error naming the file and the system's reason ("No space left on device",
+// "Read-only file system", "Permission denied") if it cannot be written; the target is then
+// untouched.
 void writeFileAtomically(const std::string& path, const std::string& text);
+
+// The temporary name beside `path` (same folder, so the final rename is atomic) that the atomic
+// writers use: ".NAME.WHAT.PID", hidden, unique to the process.
+std::string temporaryBeside(const std::string& path, const char* what);
 
 }  // namespace grapple::core

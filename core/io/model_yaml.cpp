@@ -322,8 +322,7 @@ ModelBuilder readModelYaml(const yaml::Reader& r, const YAML::Node& model) {
 
 namespace {
 
-ModelBuilder readModelFile(const std::string& path) {
-  const YAML::Node doc = yaml::loadFile(path);
+ModelBuilder readModelDocument(const YAML::Node& doc, const std::string& path) {
   const yaml::Reader r(path);
   r.checkKeys(doc, {"format", "model"}, "file");
   const int format = r.integer(r.require(doc, "format", "file"), "format");
@@ -358,7 +357,13 @@ Model buildModelYaml(const yaml::Reader& reader, const YAML::Node& model_node, s
   return buildOrThrow(b, reader.file());
 }
 
-Model loadModelYaml(const std::string& path) { return buildOrThrow(readModelFile(path), path); }
+Model loadModelYaml(const std::string& path) {
+  return buildOrThrow(readModelDocument(yaml::loadFile(path), path), path);
+}
+
+Model loadModelYamlString(const std::string& text, const std::string& name) {
+  return buildOrThrow(readModelDocument(yaml::loadString(text, name), name), name);
+}
 
 Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
                     std::vector<std::string>* warnings, std::optional<FlexModel> flex_model,
@@ -376,7 +381,7 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
     return std::move(res.model);
   }
   if (ends_with(".yaml") || ends_with(".yml")) {
-    ModelBuilder b = readModelFile(path);
+    ModelBuilder b = readModelDocument(yaml::loadFile(path), path);
     overrideModes(b, base_mode, flex_model);
     return buildOrThrow(b, path);
   }

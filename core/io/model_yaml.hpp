@@ -16,6 +16,8 @@ namespace grapple::core {
 ModelBuilder readModelYaml(const yaml::Reader& reader, const YAML::Node& model_node);
 // A whole model file (`format: 1` and `model:`); throws LoadError.
 Model loadModelYaml(const std::string& path);
+// The same from the text of such a file; `name` names it in messages.
+Model loadModelYamlString(const std::string& text, const std::string& name);
 // The model of a `model` map inside any document (a robot file's, or a scenario's embedded
 // `chaser.model`): errors name the reader's file and the map's lines. `base_mode` and `flex_model`
 // override the map's, as in loadModelFile. Throws LoadError.

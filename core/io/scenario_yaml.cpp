@@ -17,6 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr double kMaxCaptureHorizon = 3600;  // [s]
+
+}  // namespace
+
 // Applies "a.b.c" = value to the document, creating maps on the way.
 void applyOverride(YAML::Node doc, const std::string& key, const std::string& value,
                    const std::string& file) {
@@ -27,6 +31,7 @@ void applyOverride(YAML::Node doc, const std::string& key, const std::string& va
     parts.push_back(p);
   }
   if (parts.empty()) throw LoadError(file, 0, "--set: empty key");
+  if (!doc.IsMap() && !doc.IsNull()) throw LoadError(file, 0, "--set " + key + ": the document is not a map of keys");
   YAML::Node value_node;
   try {
     value_node = YAML::Load(value);
@@ -43,6 +48,8 @@ void applyOverride(YAML::Node doc, const std::string& key, const std::string& va
   }
   path.back()[parts.back()] = value_node;
 }
+
+namespace {
 
 std::optional<BaseMode> baseModeOf(const std::string& s) {
   if (s == "fixed") return BaseMode::kFixed;
@@ -282,6 +289,12 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       positive("w_u", cap.w_u);
       nonNegative("w_1", cap.w_1);
       positive("horizon", cap.horizon);
+      // The planner scans [0, horizon] for the capture time and propagates the debris over it: an
+      // hour bounds the work (the thesis searches two minutes).
+      if (cap.horizon > kMaxCaptureHorizon) {
+        r.fail(c["horizon"], w + ".horizon: expected at most " + std::to_string(static_cast<int>(kMaxCaptureHorizon)) +
+                                 " s, got " + std::to_string(cap.horizon));
+      }
       nonNegative("kp", spec.kp);
       nonNegative("kd", spec.kd);
       nonNegative("posture_kp", cap.posture_kp);

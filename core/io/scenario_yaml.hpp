@@ -33,6 +33,10 @@ LoadedScenario loadScenario(const std::string& path, const Overrides& overrides 
 // the file parsed, with the overrides applied but nothing validated (throws LoadError on a syntax
 // error or a bad override) ...
 YAML::Node readScenarioDocument(const std::string& path, const Overrides& overrides = {});
+// One override applied to a parsed document ("a.b.c", YAML value; maps created on the way);
+// `file` names the document in the LoadError thrown for a bad key or value.
+void applyOverride(YAML::Node doc, const std::string& key, const std::string& value,
+                   const std::string& file);
 // ... and a parsed document validated and turned into a scenario and its model. `path` names the
 // document in messages ("path:line: ...", lines of `doc`'s marks) and anchors a relative
 // `chaser.robot`. `doc` is only read. Throws LoadError.

@@ -86,6 +86,14 @@ class ExpressionParser {
     }
   }
   double factor() {
+    // Each sign and parenthesis recurses: a bound keeps a pathological text ("((((...", "----...")
+    // from exhausting the stack.
+    if (++depth_ > kMaxDepth) throw std::invalid_argument("nested more than " + std::to_string(kMaxDepth) + " deep");
+    const double v = signedValue();
+    --depth_;
+    return v;
+  }
+  double signedValue() {
     if (eat('-')) return -factor();
     if (eat('+')) return factor();
     if (eat('(')) {
@@ -112,8 +120,10 @@ class ExpressionParser {
     pos_ += static_cast<std::size_t>(end - begin);
     return v;
   }
+  static constexpr int kMaxDepth = 200;
   const std::string& s_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 LoadError fromYamlException(const std::string& file, const YAML::Exception& e) {

@@ -63,6 +63,7 @@ struct Simulation::Impl {
   // State layout.
   int nq, nv, idebris, iwork, nx;
   Eigen::VectorXd x;
+  Eigen::VectorXd x_recorded;  // x at the last recorded row: the state a failed step returns to
   double t = 0;
   int row = 0;                 // rows recorded
   std::string failure;
@@ -148,6 +149,7 @@ void Simulation::Impl::setInitialState() {
   iwork = idebris + (scenario.debris.enabled ? 13 : 0);
   nx = iwork + 4;  // W_in, W_ext, W_diss, fuel
   x = Eigen::VectorXd::Zero(nx);
+  x_recorded = x;
   Eigen::VectorXd q0 = neutralConfiguration(m);
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(nv);
   if (m.hasFreeBase()) {
@@ -659,11 +661,17 @@ Simulation::Simulation(Scenario scenario, Model model)
     }
   }
   s.sampled = run.control_rate > 0;
-  if (s.sampled) {
-    s.sampleControl();
-    s.control_index = 1;
+  try {
+    if (s.sampled) {
+      s.sampleControl();
+      s.control_index = 1;
+    }
+    s.record();
+  } catch (const std::runtime_error& e) {
+    // A controller that fails on the initial state (a capture plan without a solution): the
+    // scenario cannot start, which its caller reports against the file.
+    throw std::invalid_argument(e.what());
   }
-  s.record();
 }
 
 Simulation::~Simulation() = default;
@@ -724,6 +732,8 @@ bool Simulation::step() {
   // rounding); the integration runs piecewise between them, so that a held control never
   // changes inside a step.
   const double t_next = std::min(run.duration, s.row / run.record_rate);
+  const double t_recorded = s.t;
+  s.x_recorded = s.x;
   try {
     while (s.t < t_next) {
       double t_piece = t_next;
@@ -754,6 +764,11 @@ bool Simulation::step() {
     }
     s.record();
   } catch (const std::exception& e) {
+    // The state stays the last recorded one (finite), not the one that failed.
+    s.x = s.x_recorded;
+    s.t = t_recorded;
+    s.q = s.x.head(s.nq);
+    s.v = s.x.segment(s.nq, s.nv);
     s.failure = e.what();
     s.events.push_back({s.t, "integration_failure", e.what()});
     s.done = true;

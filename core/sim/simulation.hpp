@@ -40,7 +40,8 @@ struct SimulationStats {
 class Simulation {
  public:
   // Builds the initial state from the scenario (model: the chaser, as loadScenario returns it).
-  // Throws std::invalid_argument if the scenario does not fit the model.
+  // Throws std::invalid_argument if the scenario does not fit the model, or if a controller
+  // cannot start on the initial state (a capture plan without a solution).
   Simulation(Scenario scenario, Model model);
   ~Simulation();
   Simulation(const Simulation&) = delete;
@@ -55,8 +56,9 @@ class Simulation {
   const std::string& failure() const;     // why the integration stopped early (empty if it did not)
 
   // Advances one recording interval and records a row. Returns false (and does nothing) once
-  // finished. A failure of the integrator (state not finite, step size underflow) ends the run
-  // with an "integration_failure" event; the rows before it are kept.
+  // finished. A failure of the integrator (state not finite, step size underflow) or of a
+  // controller ends the run with an "integration_failure" event; the rows before it are kept, and
+  // the state (q, v, time) is the last recorded one.
   bool step();
   // Steps to the end. progress(t) is called after each row; returning false stops the run there.
   void run(const std::function<bool(double t)>& progress = {});

@@ -260,6 +260,12 @@ class TestIo : public QObject {
     QCOMPARE(yaml::evaluateExpression("90*deg"), M_PI / 2);
     QCOMPARE(yaml::evaluateExpression("2*(1 + 0.5)"), 3.0);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, yaml::evaluateExpression("2 pi"));
+    // Nesting is bounded (each level recursed: a long text of parentheses or signs would exhaust
+    // the stack); a hundred levels are fine.
+    QCOMPARE(yaml::evaluateExpression(std::string(100, '(') + "1" + std::string(100, ')')), 1.0);
+    QCOMPARE(yaml::evaluateExpression(std::string(99, '-') + "2"), -2.0);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, yaml::evaluateExpression(std::string(200000, '(') + "1"));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, yaml::evaluateExpression(std::string(200000, '-') + "1"));
     const Model flying = loadModelFile(robot("mda_deos.yaml"), BaseMode::kFlying);
     QCOMPARE(flying.base_mode, BaseMode::kFlying);
     const Model fixed = loadModelFile(robot("mda_deos.yaml"), BaseMode::kFixed);

@@ -1,6 +1,7 @@
 // Scenario files: every built-in scenario loads, and load → save → load gives the same scenario;
 // each kind of bad input names its file, line and what was expected; mutated files never crash
-// the loader; saving is atomic.
+// the loader; saving is atomic, and a save into a full or read-only place keeps the previous file
+// and says why.
 #include <QtTest>
 
 #include <filesystem>
@@ -10,6 +11,8 @@
 
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/io/atomic_file.hpp"
+#include "tests/support/fault_places.hpp"
 #include "tests/support/load_files.hpp"
 
 using namespace grapple::core;
@@ -402,7 +405,10 @@ class TestScenario : public QObject {
     { std::ofstream(target) << "previous content\n"; }
     saveScenario(s.scenario, target);
     QVERIFY(readText(target).rfind("format: 1", 0) == 0);
-    QVERIFY(!fs::exists(target + ".tmp"));
+    QVERIFY(!fs::exists(temporaryBeside(target, "tmp")));
+    for (const std::string& name : grapple::test::folderEntries(f.dir())) {
+      QVERIFY2(name == "s.yaml" || name == "out.yaml", name.c_str());  // no temporary file left
+    }
     const std::string bad = f.dir() + "/no/such/dir/out.yaml";
     try {
       saveScenario(s.scenario, bad);
@@ -411,6 +417,37 @@ class TestScenario : public QObject {
       QVERIFY2(std::string(e.what()).find("no/such/dir") != std::string::npos, e.what());
     }
     QVERIFY(!fs::exists(bad));
+  }
+
+  // A full file system and a read-only folder: saveScenario throws, naming the file and the
+  // system's reason; the previous scenario is there byte for byte, and nothing else is left.
+  void Save_IntoAFullOrReadOnlyPlace_KeepsThePreviousFile() {
+    Files f;
+    const LoadedScenario s = loadScenario(f.write("s.yaml", validScenario()));
+    const std::string previous = "format: 1\n# the previous version, kept\n";
+    auto check = [&](grapple::test::FaultPlace& place) {
+      qInfo("%s", place.kind().c_str());
+      std::string message;
+      try {
+        saveScenario(s.scenario, place.file("scenario.yaml"));
+      } catch (const std::runtime_error& e) {
+        message = e.what();
+      }
+      place.restore();
+      QVERIFY2(message.find(place.file("scenario.yaml")) != std::string::npos, message.c_str());
+      QVERIFY2(message.find(place.reason()) != std::string::npos, message.c_str());
+      QCOMPARE(grapple::test::fileText(place.file("scenario.yaml")), previous);
+      for (const std::string& name : grapple::test::folderEntries(place.dir())) {
+        QVERIFY2(name == "scenario.yaml" || name == "filler", name.c_str());
+      }
+    };
+    {
+      grapple::test::FullPlace full("scenario.yaml", previous);
+      check(full);
+    }
+    grapple::test::ReadOnlyFolder readonly("scenario.yaml", previous);
+    if (!readonly.effective()) QSKIP("root without the right to mount: no folder is read-only to this process");
+    check(readonly);
   }
 };
 

@@ -3,7 +3,8 @@
 // writer's file decodes (zlib's own inflate) back to the frame; the MP4 has the frame count, size
 // and codec ffprobe reads, and its frames show what the renderer drew at those instants; cancel
 // leaves no file; bad options, a missing folder or a missing ffmpeg are refused with the reason;
-// `grapple-cli video` works headless.
+// an encoder killed in the middle of a video, a full file system and a read-only folder leave the
+// previous file as it was and no partial file, and say why; `grapple-cli video` works headless.
 #include <QtTest>
 
 #include <QProcess>
@@ -20,6 +21,7 @@
 #include "core/io/urdf.hpp"
 #include "render/offscreen.hpp"
 #include "render/video.hpp"
+#include "tests/support/fault_places.hpp"
 
 using namespace grapple;
 namespace fs = std::filesystem;
@@ -332,6 +334,73 @@ class TestVideo : public QObject {
     const std::string f = message(failing, file("y.mp4"));
     QVERIFY2(f.find("ffmpeg failed") != std::string::npos, f.c_str());
     QVERIFY(!fs::exists(file("y.mp4")));
+  }
+
+  // ffmpeg killed by SIGKILL in the middle of a video: a wrapper feeds it the first five frames
+  // (it writes a partial MP4 under the temporary name), then kills itself. The export fails with
+  // the signal, the previous video is kept byte for byte, and no partial file is left.
+  void killedEncoderLeavesNoPartialFile() {
+    const std::string path = file("kept.mp4");
+    { std::ofstream(path) << "the previous video"; }
+    const std::string wrapper = file("killed-ffmpeg.sh");
+    {
+      std::ofstream w(wrapper);
+      w << "#!/bin/sh\nhead -c " << 5 * 160 * 120 * 3 << " | ffmpeg \"$@\"\nkill -KILL $$\n";
+    }
+    fs::permissions(wrapper, fs::perms::owner_all);
+    render::VideoOptions o;
+    o.width = 160;
+    o.height = 120;
+    o.ffmpeg = wrapper;
+    std::string message;
+    try {
+      render::exportVideo(run_->sim->model(), run_->sim->scenario(), *run_->recording, o, path);
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    QVERIFY2(message.find("killed by signal 9") != std::string::npos, message.c_str());
+    QCOMPARE(test::fileText(path), std::string("the previous video"));
+    for (const std::string& name : test::folderEntries(dir_.path().toStdString())) {
+      QVERIFY2(name.find("kept.mp4.") == std::string::npos, name.c_str());
+    }
+  }
+
+  // A video and a picture saved into a full file system and into a read-only folder: refused with
+  // the system's reason, the previous file intact, nothing else left in the folder.
+  void fullOrReadOnlyPlaceKeepsThePreviousFile() {
+    render::VideoOptions o;
+    o.width = 64;
+    o.height = 48;
+    auto attempt = [&](test::FaultPlace& place, const std::string& name) {
+      std::string message;
+      try {
+        if (name == "v.mp4") {
+          render::exportVideo(run_->sim->model(), run_->sim->scenario(), *run_->recording, o, place.file(name));
+        } else {
+          render::exportScreenshot(run_->sim->model(), run_->sim->scenario(), *run_->recording, 0, o, place.file(name));
+        }
+      } catch (const std::runtime_error& e) {
+        message = e.what();
+      }
+      place.restore();
+      qInfo("%s, %s: %s", place.kind().c_str(), name.c_str(), message.c_str());
+      // (Under a file-size limit ffmpeg cannot write its log either: it fails without a reason.)
+      const bool silent = name == "v.mp4" && place.byFileSizeLimit();
+      QVERIFY2(message.find(silent ? "ffmpeg failed" : place.reason()) != std::string::npos, message.c_str());
+      QCOMPARE(test::fileText(place.file(name)), std::string("previous"));
+      for (const std::string& entry : test::folderEntries(place.dir())) {
+        QVERIFY2(entry == name || entry == "filler", entry.c_str());
+      }
+    };
+    for (const std::string name : {"v.mp4", "p.png"}) {
+      {
+        test::FullPlace full(name, "previous");
+        attempt(full, name);
+      }
+      test::ReadOnlyFolder readonly(name, "previous");
+      if (!readonly.effective()) QSKIP("root without the right to mount: no folder is read-only to this process");
+      attempt(readonly, name);
+    }
   }
 
   void cliRendersHeadless() {

@@ -25,6 +25,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/io/atomic_file.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "ui/main_window.hpp"
 #include "ui/scenario_editor.hpp"
@@ -304,7 +305,7 @@ class TestEditor : public QObject {
     editor_->saveTo(embedded);
     QVERIFY(!editor_->isModified());
     QCOMPARE(editor_->undoStack()->count(), 0);
-    QVERIFY(!fs::exists(embedded.toStdString() + ".tmp"));
+    QVERIFY(!fs::exists(core::temporaryBeside(embedded.toStdString(), "tmp")));
     QCOMPARE(readText(kRobot), robot_text_);
     const core::LoadedScenario reloaded = core::loadScenario(embedded.toStdString());
     QCOMPARE(core::scenarioToYaml(reloaded.scenario), core::scenarioToYaml(window_->loaded().scenario));

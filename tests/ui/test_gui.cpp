@@ -30,6 +30,7 @@
 #include "ui/plot_panel.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
+#include "tests/support/fault_places.hpp"
 
 using namespace grapple;
 
@@ -526,6 +527,39 @@ class TestGui : public QObject {
     QVERIFY(error.contains("between 16 and 20000"));
     QVERIFY(!energy->exportCsv("/nonexistent-dir/x.csv", &error));
     QVERIFY(error.contains("cannot write"));
+  }
+
+  // PNG, PDF and CSV exports into a full file system and a read-only folder: refused with the
+  // system's reason, the previous file intact, nothing else left in the folder.
+  void plotExportsIntoAFullOrReadOnlyPlaceKeepThePreviousFile() {
+    ui::PlotPanel* energy = window_->plots().front();
+    auto attempt = [&](test::FaultPlace& place, const std::string& name) {
+      const QString path = QString::fromStdString(place.file(name));
+      QString error;
+      const bool ok = name == "e.png"   ? energy->exportPng(path, 400, 300, &error)
+                      : name == "e.pdf" ? energy->exportPdf(path, 400, 300, &error)
+                                        : energy->exportCsv(path, &error);
+      place.restore();
+      qInfo("%s, %s: %s", place.kind().c_str(), name.c_str(), qPrintable(error));
+      QVERIFY(!ok);
+      // (Under a file-size limit the PDF cannot even be made in the temporary folder.)
+      const bool unmade = name == "e.pdf" && place.byFileSizeLimit();
+      QVERIFY2(error.contains(unmade ? QString("could not be made") : QString::fromStdString(place.reason())),
+               qPrintable(error));
+      QCOMPARE(test::fileText(place.file(name)), std::string("previous"));
+      for (const std::string& entry : test::folderEntries(place.dir())) {
+        QVERIFY2(entry == name || entry == "filler", entry.c_str());
+      }
+    };
+    for (const std::string name : {"e.png", "e.pdf", "e.csv"}) {
+      {
+        test::FullPlace full(name, "previous");
+        attempt(full, name);
+      }
+      test::ReadOnlyFolder readonly(name, "previous");
+      if (!readonly.effective()) QSKIP("root without the right to mount: no folder is read-only to this process");
+      attempt(readonly, name);
+    }
   }
 
   void figureSetExportsEveryOpenPlot() {

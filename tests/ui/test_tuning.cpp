@@ -28,6 +28,7 @@
 
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
 #include <QProgressBar>
 #include <QPushButton>
@@ -369,7 +370,7 @@ class TestTuning : public QObject {
     tuning()->field(1, "kp")->setValue(0.5);
     QVERIFY(tuning()->saveGains(true));
     const std::string path = window_->scenarioPath().toStdString();
-    QVERIFY(!std::filesystem::exists(path + ".tmp"));
+    QVERIFY(!std::filesystem::exists(core::temporaryBeside(path, "tmp")));
     const core::LoadedScenario back = core::loadScenario(path);
     QCOMPARE(back.scenario.chaser.attitude_control->kd, 0.77);
     QCOMPARE(back.scenario.controllers[0].kp, 0.5);
