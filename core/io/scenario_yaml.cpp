@@ -330,6 +330,9 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
           if (n[key].IsDefined()) *value = r.positive(n[key], ww + "." + key);
         }
         if (n["clearance"].IsDefined()) win.clearance = r.nonNegative(n["clearance"], ww + ".clearance");
+        if (win.horizon > 3600) r.fail(n["horizon"], ww + ".horizon: at most 3600 s");
+        if (win.step_deg < 0.1) r.fail(n["step_deg"], ww + ".step_deg: expected at least 0.1 deg");
+        if (win.min_step < 0.01) r.fail(n["min_step"], ww + ".min_step: expected at least 0.01 s");
         if (n["torque_margin"].IsDefined()) {
           win.torque_margin = r.positive(n["torque_margin"], ww + ".torque_margin");
           if (win.torque_margin > 1) r.fail(n["torque_margin"], ww + ".torque_margin: expected a fraction of the limits, in (0, 1]");
@@ -348,6 +351,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
           if (n[key].IsDefined()) *value = r.positive(n[key], wa + "." + key);
         }
         if (n["clearance"].IsDefined()) ab.clearance = r.number(n["clearance"], wa + ".clearance");
+        if (ab.retreat_time > 3600) r.fail(n["retreat_time"], wa + ".retreat_time: at most 3600 s");
         if (n["retries"].IsDefined()) {
           ab.retries = r.integer(n["retries"], wa + ".retries");
           if (ab.retries < 0 || ab.retries > 100) r.fail(n["retries"], wa + ".retries: expected 0 to 100");

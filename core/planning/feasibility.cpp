@@ -372,7 +372,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   const double rate = debris_now.w_B.norm();
   const double period = rate > 0 ? 2 * M_PI / rate : INFINITY;
   w.span = std::min(search.horizon, 1.05 * period);
-  const double dt = std::max(search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step);
+  // At most kMaxCandidates start times, whatever the settings (a bounded search, never a hang).
+  constexpr double kMaxCandidates = 1000;
+  const double dt = std::max({search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step, w.span / kMaxCandidates});
   DebrisTrajectory trajectory(debris, debris_now, planner.debris_step);
   // The best infeasible candidate: the one whose prediction went furthest (fraction of its plan)
   // before its first violation.

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "core/analysis/envelope.hpp"
 #include "core/dynamics/kinematics.hpp"
+#include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/planning/feasibility.hpp"
 #include "core/sim/mission.hpp"
@@ -276,6 +278,27 @@ class TestEnvelope : public QObject {
     const MissionMetrics mo = missionMetrics(*off);
     QCOMPARE(mo.outcome, Outcome::kCaptured);
     QCOMPARE(mo.requirements.size(), std::size_t(3));
+  }
+
+  // Window and abort settings that would make the search endless or absurd are refused with the
+  // file and line.
+  void Window_BadSettingsRefused() {
+    const std::string path = kScenarios + "capture_rigid.yaml";
+    for (const auto& [section, key, value] : {std::tuple{"window", "step_deg", "1e-9"}, std::tuple{"window", "min_step", "0"},
+                                              std::tuple{"window", "horizon", "1e6"}, std::tuple{"window", "torque_margin", "2"},
+                                              std::tuple{"abort", "retries", "-1"}, std::tuple{"abort", "plan_error", "nan"}}) {
+      YAML::Node doc = readScenarioDocument(path);
+      doc["controllers"][1][section][key] = YAML::Load(value);
+      try {
+        loadScenarioDocument(path, doc);
+        QFAIL(qPrintable(QString("accepted %1.%2 = %3").arg(section, key, value)));
+      } catch (const LoadError& e) {
+        const std::string what = e.what();
+        qInfo("%s", what.c_str());
+        QVERIFY(what.find(std::string(section) + "." + key) != std::string::npos);
+        QVERIFY(what.find(path) != std::string::npos);
+      }
+    }
   }
 
   // The envelope of the rigid mission: tumbling rate 0.5 to 8 deg/s x six axes x two phases. Every
