@@ -44,7 +44,7 @@ std::vector<int> chainTo(const Model& m, int body) {
 // Points along the arm: each link from its joint's origin to the next joint's (the last to the
 // hand), every ≤ spacing. Runs on data.X_world (forwardKinematics done). `from` skips the links
 // closer to the base than the chain's `from`-th.
-void armPoints(const Model& m, const Data& d, const std::vector<int>& chain, const Vector3& hand,
+void armPoints(const Data& d, const std::vector<int>& chain, const Vector3& hand,
                double spacing, std::size_t from, std::vector<Vector3>& out) {
   out.clear();
   for (std::size_t k = from; k < chain.size(); ++k) {
@@ -152,7 +152,7 @@ double debrisClearance(const Model& m, Data& d, const FeasibilityOptions& o, con
   forwardKinematics(m, d, q);
   const std::vector<int> chain = chainTo(m, m.frames[ee_frame].body);
   std::vector<Vector3> points;
-  armPoints(m, d, chain, framePose(m, d, ee_frame).p, o.link_radius, 0, points);
+  armPoints(d, chain, framePose(m, d, ee_frame).p, o.link_radius, 0, points);
   return clearanceFromDebris(points, o, debris, state);
 }
 
@@ -280,13 +280,13 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     // Clearances (forwardKinematics(q, v, ddq) above set the poses at q).
     const Vector3 hand = framePose(m, d, ee_frame).p;
     if (o.debris_size.minCoeff() > 0) {
-      armPoints(m, d, chain, hand, o.link_radius, 0, points);
+      armPoints(d, chain, hand, o.link_radius, 0, points);
       const double c = clearanceFromDebris(points, o, plan.debrisProperties(), plan.debris(t));
       out.clearance = std::min(out.clearance, c);
       see(debris_clear, o.clearance > 0 ? c / o.clearance - 1 : c, c, o.clearance);
     }
     if (bus.m > 0) {
-      armPoints(m, d, chain, hand, o.link_radius, bus_from, points);
+      armPoints(d, chain, hand, o.link_radius, bus_from, points);
       const Vector3 com = d.X_world[0].p + d.X_world[0].R * bus.com();
       double c = INFINITY;
       for (const Vector3& p : points) c = std::min(c, boxDistance(d.X_world[0].R.transpose() * (p - com), bus_half) - o.link_radius);
