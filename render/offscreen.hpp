@@ -1,5 +1,5 @@
 // OffscreenRenderer: draws an OSG scene into memory with no display — an EGL context on Mesa's
-// surfaceless platform (ENVIRONMENT.md §4), a pbuffer of the requested size, the compatibility
+// surfaceless platform, a pbuffer of the requested size, the compatibility
 // profile Debian's OSG needs — and reads the frame back as RGB rows, top row first. For the
 // videos and screenshots of grapple-cli (headless) and of the application (on its own thread:
 // a thread holds one current context, the application's view keeps its own).

@@ -269,7 +269,7 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   lm->setAmbientIntensity(osg::Vec4(0.35f, 0.35f, 0.38f, 1));
   ss->setAttributeAndModes(lm);
   ss->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
-  // Keep the destination alpha at 1 so grabbed frames are opaque (ENVIRONMENT.md pitfall 7).
+  // Keep the destination alpha at 1 so grabbed frames are opaque.
   ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA));
 
   // The arm's characteristic size: its longest joint-to-joint offset.

@@ -1,6 +1,6 @@
 // Video export: a recorded run drawn off-screen frame by frame (render/offscreen) and encoded to
 // MP4 (H.264, yuv420p) by piping raw RGB frames into ffmpeg (a separate process: no codec linked
-// in; ENVIRONMENT.md §4). The file is written under a temporary name and renamed when ffmpeg has
+// in). The file is written under a temporary name and renamed when ffmpeg has
 // finished, so a cancelled or failed export never leaves half a video. Used by
 // `grapple-cli video` and by the application's File > Export video (on a worker thread).
 #pragma once

@@ -1,5 +1,5 @@
 // OsgWidget: the 3D view, an osgViewer::Viewer inside a QOpenGLWidget (single-threaded viewer,
-// Qt owns the context; the compatibility profile is requested in main(), ENVIRONMENT.md §3).
+// Qt owns the context; the compatibility profile is requested in main().
 // Mouse: left drag orbits, middle drag (or shift + left) pans, right drag and the wheel zoom;
 // a left click without a drag picks a body. OSG types are forward-declared.
 #pragma once

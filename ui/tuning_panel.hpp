@@ -6,7 +6,7 @@
 // (the attitude control, the joint path's PD, the capture law joint_pd): the linearized closed
 // loop at the instant shown on the timeline with the form's gains (core/analysis/closed_loop):
 // its poles with their damping ratios, and the acceleration sensitivity of each channel against
-// the thesis' template 1/|W(jω)| (spec/guidance_control.md §3.6), with γ_hard.
+// the thesis' template 1/|W(jω)|, with γ_hard.
 #pragma once
 
 #include <atomic>

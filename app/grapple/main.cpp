@@ -45,7 +45,7 @@ int usage(const char* why) {
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
-  // Debian's OSG is fixed-function GL: a compatibility profile (ENVIRONMENT.md pitfall 5).
+  // Debian's OSG is fixed-function GL: a compatibility profile.
   QSurfaceFormat format;
   format.setProfile(QSurfaceFormat::CompatibilityProfile);
   format.setDepthBufferSize(24);

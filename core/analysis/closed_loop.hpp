@@ -1,4 +1,4 @@
-// The thesis' linearized closed loop (§8.2.2-8.2.3; spec/guidance_control.md §3.5-3.6): the model
+// The thesis' linearized closed loop (§8.2.2-8.2.3): the model
 // at a configuration at rest, D(q0) δq̈ + B δq̇ + K δq = δτ (modal damping B, modal stiffness K),
 // closed by PD loops δτ = -Kp δq - Kd δq̇ on the actuated coordinates (AOCS on the base, decentralized
 // or centralized PD on the joints; the modes unactuated). Its poles with their damping ratios, and

@@ -1,5 +1,4 @@
-// An aerial manipulator's controller (Kremer, Sanchez-Lopez & Voos 2022, §6; spec/other_papers.md
-// §4): a multirotor flying base carrying an arm, under gravity. Computed torque on the whole
+// An aerial manipulator's controller (Kremer, Sanchez-Lopez & Voos 2022, §6): a multirotor flying base carrying an arm, under gravity. Computed torque on the whole
 // model, τ = H ν + h with ν = ẍ_ref + Kv ė + Kp e (eqs. 82-87), then the base wrench allocated
 // to the rotors (eqs. 68-70, 88-89: thrust k_t ω², drag torque k_p ω², thrust only along the
 // base's z, so the wrench's x and y forces are lost: the platform is under-actuated), and every

@@ -496,7 +496,7 @@ void CaptureController::holdBusUnderJointTorques(ControlContext& ctx) {
 }
 
 void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref, const Vector3& r) {
-  // The thesis' two loops (Ch. 8, spec/guidance_control.md §3.2-3.3). Outer loop (guidance): the
+  // The thesis' two loops (Ch. 8). Outer loop (guidance): the
   // hand's error turned into joint references by the damped inverse of the generalized Jacobian
   // (the coordinated base + arm inversion of §8.1.2; the damping keeps the references smooth near
   // singular poses, where the thesis' plain inversion made torque peaks): δq = A⁺(r_ref - r),

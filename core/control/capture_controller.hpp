@@ -1,4 +1,4 @@
-// Capture of the debris' grasp point (thesis Ch. 7–8; spec/guidance_control.md §2, §3.3): at the
+// Capture of the debris' grasp point (thesis Ch. 7–8): at the
 // start time a Ch. 7 planner (planning/capture_planner) plans the hand's path from its current
 // state to the grasp point, which it then follows; the arm's joints track it by resolved
 // acceleration through the whole system's dynamics:

@@ -116,7 +116,7 @@ class TorqueWindowsController final : public Controller {
 // (hybridDynamics): the driven joints get q̈_d + kd (q̇_d - q̇) + kp (q_d - q) while the base, the
 // modes and the other joints move freely under the forces already in ctx.tau. kp [1/s²] and
 // kd [1/s] are therefore the squared natural frequency and twice ξω of the error dynamics
-// (the "centralized" gains of spec/guidance_control.md §3.2). All joint_trajectory controllers of
+// (the thesis' "centralized" gains, Ch. 8). All joint_trajectory controllers of
 // a scenario make one servo, which runs after the other controllers.
 class JointServo final : public Controller {
  public:

@@ -1,7 +1,7 @@
 // Data: everything computed for one state of a Model (mjData / pinocchio::Data). Sized once from
 // the Model; the algorithms then write into it and never allocate. One Data per thread.
 //
-// Per-body quantities use the thesis' DeNOC names (spec/modeling.md §1.5):
+// Per-body quantities use the thesis' DeNOC names:
 //   A_{i,p}  twist propagation from the parent p to body i     -> X_parent[i] (applied, not formed)
 //   P_i      joint-rate propagation (6 x nv_i)                 -> S[i]
 //   t_i      twist [v; ω] of body i at its origin, in body i    -> t[i]

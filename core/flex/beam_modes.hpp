@@ -1,4 +1,4 @@
-// Assumed modes of a clamped–loaded Euler–Bernoulli segment (thesis App. B.1, spec/modeling.md
+// Assumed modes of a clamped–loaded Euler–Bernoulli segment (thesis App. B.1
 // §3.3): traction, bending in two planes and torsion, clamped at the segment base and loaded at the
 // tip by the mass and inertia of everything outboard. From the physical data alone: the natural
 // frequencies (roots of the characteristic equations B.5–B.7), the mode shapes, and every modal

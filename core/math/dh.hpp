@@ -1,4 +1,4 @@
-// Denavit–Hartenberg placements (thesis App. A.1; spec/modeling.md §1.6). Each function returns
+// Denavit–Hartenberg placements (thesis App. A.1). Each function returns
 // the pose ^{i-1}T_i of frame i in frame i-1 for the given parameters, joint variable included.
 #pragma once
 

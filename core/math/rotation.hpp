@@ -1,5 +1,5 @@
 // Rotations. Quaternions are stored scalar-first [w, x, y, z] with the Hamilton product
-// (DESIGN.md; thesis App. A.2). A quaternion Q_WB maps body components to world components:
+// (thesis App. A.2). A quaternion Q_WB maps body components to world components:
 // x_W = Q ⊗ x_B ⊗ Q^{-1} = R(Q) x_B. Euler angles appear only for display and in URDF/DH input.
 #pragma once
 

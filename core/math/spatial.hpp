@@ -1,4 +1,4 @@
-// Spatial algebra in the convention of the thesis (Dubanchet 2016, §4.1; spec/modeling.md §1):
+// Spatial algebra in the convention of the thesis (Dubanchet 2016, §4.1):
 //   twist  t = [v; ω]  (linear velocity of the frame origin first, then angular velocity),
 //   wrench w = [f; n]  (force first, then the moment about the frame origin),
 // both expressed in the components of one frame and referred to that frame's origin.

@@ -1,4 +1,4 @@
-// Flexible bodies (thesis Ch. 5, App. B; spec/modeling.md §3): an assumed-mode Euler–Bernoulli
+// Flexible bodies (thesis Ch. 5, App. B): an assumed-mode Euler–Bernoulli
 // segment, or a flexible appendage given by its modal participation (the solar arrays, App. D.2.1).
 //
 // A flexible body keeps its undeformed "floating frame" (clamped at the segment root) as its body

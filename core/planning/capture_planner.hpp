@@ -1,4 +1,4 @@
-// Capture planners of the thesis, Ch. 7 (spec/guidance_control.md §2): the end effector ("hand")
+// Capture planners of the thesis, Ch. 7: the end effector ("hand")
 // leaves its initial state and meets the grasp point of the tumbling debris at a free final time
 // t_f, matching
 //   A  its position                       (r_h' = u,   L = 1 + w_u |u|²),             eq. 7.15–7.22

@@ -1,5 +1,5 @@
 // Rest-to-rest quintic (minimum-jerk) profile, the joint-space path of Saha's planar example
-// (spec/other_papers.md §3.4): f(t) = f1 + (f2 - f1) s(τ), s = 10τ³ - 15τ⁴ + 6τ⁵, τ = t/T,
+// (Saha 1996): f(t) = f1 + (f2 - f1) s(τ), s = 10τ³ - 15τ⁴ + 6τ⁵, τ = t/T,
 // with zero rate and acceleration at both ends. Before 0 it holds f1, after T it holds f2.
 #pragma once
 

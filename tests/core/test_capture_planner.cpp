@@ -12,7 +12,7 @@ using namespace grapple::core;
 
 namespace {
 
-// The Ch. 7 example (spec/guidance_control.md §2.6): the TAS debris (App. D.2.2) at the origin,
+// The Ch. 7 example: the TAS debris (App. D.2.2) at the origin,
 // Q_d0 = rotation of -1 rad about z, ω_d0 = (-0.15, 0.05, -0.08) rad/s (body), grasp point
 // (0, 0, 1.885) m (ours, as the notes), the hand at rest at (5, 2, -1) m.
 struct Example {

@@ -1,4 +1,4 @@
-// The thesis' flexible test cases (spec/modeling.md §3.14–3.15) and the complete chaser.
+// The thesis' flexible test cases and the complete chaser.
 #include <QtTest>
 
 #include <chrono>
