@@ -6,8 +6,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <Eigen/QR>
-#include <Eigen/SVD>
 
+#include "core/control/task_space.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
 #include "core/dynamics/hybrid_dynamics.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
@@ -123,12 +123,7 @@ void CaptureController::searchWindow(ControlContext& ctx) {
   ws.horizon = c.window.horizon;
   ws.step_deg = c.window.step_deg;
   ws.min_step = c.window.min_step;
-  CapturePlannerOptions o;
-  o.matching = matchingOf(c.matching);
-  o.w_u = c.w_u;
-  o.w_1 = c.w_1;
-  o.horizon = c.horizon;
-  window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_, ws, o, debris_,
+  window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_, ws, plannerOptions(), debris_,
                                                                 *ctx.debris, ctx.t, ctx.q, ctx.v, ee_frame_));
   if (window_->found) {
     window_start_ = window_->start;
@@ -158,10 +153,17 @@ void CaptureController::startPlan(ControlContext& ctx) {
   ++plans_;
   saturated_since_ = -1;
   const Vector3 j = plan_->jumps();
-  char detail[240];
-  std::snprintf(detail, sizeof detail, "hand meets the grasp point at t = %.3f s (plan of %.3f s); "
-                "jumps there: velocity %.2e m/s, acceleration %.2e m/s^2, jerk %.2e m/s^3",
-                ctx.t + plan_->captureTime(), plan_->captureTime(), j[0], j[1], j[2]);
+  char detail[320];
+  if (plan_->approachTime() > 0) {
+    std::snprintf(detail, sizeof detail, "hand meets the approach point (%.2f m out on the grasp axis) at t = %.3f s, "
+                  "then the grasp point at t = %.3f s (plan of %.3f s); jumps at the approach point: velocity %.2e m/s, "
+                  "acceleration %.2e m/s^2, jerk %.2e m/s^3", plan_->options().approach_distance,
+                  ctx.t + plan_->rendezvousTime(), ctx.t + plan_->captureTime(), plan_->captureTime(), j[0], j[1], j[2]);
+  } else {
+    std::snprintf(detail, sizeof detail, "hand meets the grasp point at t = %.3f s (plan of %.3f s); "
+                  "jumps there: velocity %.2e m/s, acceleration %.2e m/s^2, jerk %.2e m/s^3",
+                  ctx.t + plan_->captureTime(), plan_->captureTime(), j[0], j[1], j[2]);
+  }
   event(ctx.t, "plan", detail);
 }
 
@@ -225,6 +227,18 @@ bool CaptureController::jointsSaturated(const ControlContext& ctx) const {
   return false;
 }
 
+CapturePlannerOptions CaptureController::plannerOptions() const {
+  const ControllerSpec::Capture& c = spec_.capture;
+  CapturePlannerOptions o;
+  o.matching = matchingOf(c.matching);
+  o.w_u = c.w_u;
+  o.w_1 = c.w_1;
+  o.horizon = c.horizon;
+  o.approach_distance = c.approach.distance;
+  o.approach_time = c.approach.duration;
+  return o;
+}
+
 void CaptureController::makePlan(ControlContext& ctx) {
   const Model& m = ctx.model;
   if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
@@ -237,25 +251,13 @@ void CaptureController::makePlan(ControlContext& ctx) {
   hand.position = framePose(m, ctx.data, ee_frame_).p;
   hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
   hand.acceleration = pointAccelerationWorld(m, ctx.data, ee_frame_).head<3>();
-  CapturePlannerOptions o;
-  o.matching = matchingOf(spec_.capture.matching);
-  o.w_u = spec_.capture.w_u;
-  o.w_1 = spec_.capture.w_1;
-  o.horizon = spec_.capture.horizon;
-  if (window_ && window_->found) o.final_time = window_->duration;  // the duration the window chose
+  CapturePlannerOptions o = plannerOptions();
+  if (window_ && window_->found) {  // the duration and the approach the window chose
+    o.final_time = window_->duration;
+    o.approach_distance = window_->approach_distance;
+  }
   plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
-}
-
-Eigen::MatrixXd CaptureController::dampedPseudoInverse(const Eigen::MatrixXd& M) const {
-  // Damping growing as the smallest singular value falls below the threshold.
-  const ControllerSpec::Capture& c = spec_.capture;
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(M);
-  const double sigma = svd.singularValues().minCoeff(), eps = c.singular_threshold;
-  const double lambda2 = sigma < eps ? c.damping * c.damping * (1 - (sigma / eps) * (sigma / eps)) : 0.0;
-  const auto r = M.rows();
-  const Eigen::MatrixXd MMt = M * M.transpose() + lambda2 * Eigen::MatrixXd::Identity(r, r);
-  return M.transpose() * MMt.ldlt().solve(Eigen::MatrixXd::Identity(r, r));
 }
 
 void CaptureController::attach(const Eigen::VectorXd& q) {
@@ -458,10 +460,10 @@ void CaptureController::track(ControlContext& ctx) {
       const Eigen::VectorXd q1 = Bpinv * bus;
       const Eigen::MatrixXd N = Eigen::MatrixXd::Identity(nj, nj) - Bpinv * B;
       const Eigen::MatrixXd AN = A_ * N;
-      ddqm = q1 + N * (dampedPseudoInverse(AN) * (a_des - b - A_ * q1));
+      ddqm = q1 + N * (dampedPseudoInverse(AN, c.damping, c.singular_threshold) * (a_des - b - A_ * q1));
     }
   } else {
-    const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_);
+    const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_, c.damping, c.singular_threshold);
     Eigen::VectorXd qm(nj), vm(nj);
     for (Eigen::Index k = 0; k < nj; ++k) {
       qm[k] = ctx.q[joints_q_[k]];
@@ -475,7 +477,7 @@ void CaptureController::track(ControlContext& ctx) {
       const Eigen::VectorXd rate = Apinv * (ref.velocity + spec_.kp * (ref.position - r));
       ddqm = spec_.kd * (rate - vm) + posture - Apinv * (A_ * posture);
     } else {
-      ddqm = Apinv * (a_des - b) + posture - Apinv * (A_ * posture);
+      ddqm = resolvedAcceleration(A_, Apinv, a_des - b, posture);
     }
   }
 
@@ -518,7 +520,7 @@ void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref,
     kp_ = Eigen::Map<const Eigen::VectorXd>(kp.data(), nj);
     kd_ = Eigen::Map<const Eigen::VectorXd>(kd.data(), nj);
   }
-  const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_);
+  const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_, c.damping, c.singular_threshold);
   const Eigen::VectorXd dq = Apinv * (ref.position - r);
   const Eigen::VectorXd rate = Apinv * ref.velocity;
   Eigen::VectorXd u(nj);

@@ -81,6 +81,8 @@ class CaptureController final : public Controller {
   void searchWindow(ControlContext& ctx);
   void startPlan(ControlContext& ctx);           // the plan from the state now
   void makePlan(ControlContext& ctx);
+  // The planner's settings from the scenario (matching, weights, horizon, approach).
+  CapturePlannerOptions plannerOptions() const;
   // Abort monitor while tracking: the reason to abort now, or empty.
   std::string abortReason(ControlContext& ctx);
   void abort(ControlContext& ctx, const std::string& reason);
@@ -99,7 +101,6 @@ class CaptureController final : public Controller {
   // With the joints' torques in ctx.tau: the bus' (held: its acceleration prescribed, the torque
   // solved and limited) and ctx.ddq.
   void holdBusUnderJointTorques(ControlContext& ctx);
-  Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& M) const;
   void event(double t, std::string kind, std::string detail);
   bool jointsSaturated(const ControlContext& ctx) const;
 

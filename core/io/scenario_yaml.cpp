@@ -258,7 +258,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
                       "hold", "post_kp", "post_kd", "reactionless", "reaction_rate_deg_s", "reaction_inverse",
                       "adjugate_limit", "law", "force_kp", "force_kd", "arm_pd",
-                      "joint_kp", "joint_kd", "window", "abort"}, w);
+                      "joint_kp", "joint_kd", "window", "abort", "approach"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -336,6 +336,19 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
         if (n["torque_margin"].IsDefined()) {
           win.torque_margin = r.positive(n["torque_margin"], ww + ".torque_margin");
           if (win.torque_margin > 1) r.fail(n["torque_margin"], ww + ".torque_margin: expected a fraction of the limits, in (0, 1]");
+        }
+      }
+      if (const YAML::Node n = c["approach"]; n.IsDefined()) {
+        const std::string wp = w + ".approach";
+        r.requireMap(n, wp);
+        r.checkKeys(n, {"distance", "duration"}, wp);
+        auto& ap = cap.approach;
+        if (n["distance"].IsDefined()) ap.distance = r.nonNegative(n["distance"], wp + ".distance");
+        if (n["duration"].IsDefined()) ap.duration = r.positive(n["duration"], wp + ".duration");
+        if (ap.duration > 600) r.fail(n["duration"], wp + ".duration: at most 600 s");
+        if (cap.window.search && ap.distance > cap.window.corridor_length) {
+          r.fail(n["distance"], wp + ".distance: the approach point must lie in the approach corridor (window.corridor_length " +
+                                    std::to_string(cap.window.corridor_length) + " m)");
         }
       }
       if (const YAML::Node n = c["abort"]; n.IsDefined()) {
@@ -851,6 +864,11 @@ std::string scenarioToYaml(const Scenario& s) {
           << YAML::Value << win.torque_margin << YAML::Key << "clearance" << YAML::Value << win.clearance << YAML::Key
           << "link_radius" << YAML::Value << win.link_radius << YAML::Key << "corridor_radius" << YAML::Value
           << win.corridor_radius << YAML::Key << "corridor_length" << YAML::Value << win.corridor_length << YAML::EndMap;
+      }
+      if (cap.approach.distance > 0) {
+        e << YAML::Key << "approach" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "distance"
+          << YAML::Value << cap.approach.distance << YAML::Key << "duration" << YAML::Value << cap.approach.duration
+          << YAML::EndMap;
       }
       if (cap.abort.enabled) {
         const auto& ab = cap.abort;

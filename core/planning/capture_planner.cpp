@@ -6,6 +6,8 @@
 
 #include <Eigen/LU>
 
+#include "core/math/rotation.hpp"
+
 namespace grapple::core {
 
 DebrisTrajectory::DebrisTrajectory(DebrisProperties properties, const DebrisState& initial,
@@ -49,11 +51,16 @@ CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debr
     throw std::invalid_argument("capture planner: expected w_u > 0, w_1 >= 0, horizon > 0, scan_step > 0");
   }
   checkDebrisProperties(debris);
+  if (!(o.approach_distance >= 0) || !std::isfinite(o.approach_distance) ||
+      (o.approach_distance > 0 && (!(o.approach_time > 0) || !std::isfinite(o.approach_time)))) {
+    throw std::invalid_argument("capture planner: expected approach_distance >= 0 and, with it, approach_time > 0");
+  }
+  axis_B_ = debris.target_B.norm() > 0 ? Vector3(debris.target_B.normalized()) : Vector3::UnitZ();
   if (o.matching != CaptureMatching::kPosition && o.w_1 > 0) s_ = std::sqrt(o.w_1 / o.w_u);
   if (o.final_time > 0) {
     if (!std::isfinite(o.final_time)) throw std::invalid_argument("capture planner: the final time must be finite");
     t_f_ = o.final_time;
-    target_tf_ = debris_.target(t_f_);
+    target_tf_ = rendezvousTarget(t_f_);
     solve(t_f_);
     return;
   }
@@ -72,7 +79,7 @@ CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debr
         }
       }
       t_f_ = 0.5 * (a + b);
-      target_tf_ = debris_.target(t_f_);
+      target_tf_ = rendezvousTarget(t_f_);
       solve(t_f_);
       return;
     }
@@ -113,7 +120,7 @@ void CapturePlan::solve(double t_f) const {
   if (t_f == coef_t_f_) return;
   const int n = basisSize(), m = n / 2;
   Eigen::MatrixXd A(n, n), rhs(n, 3);
-  const PointKinematics target = debris_.target(t_f);
+  const PointKinematics target = rendezvousTarget(t_f);
   const PointKinematics hand{hand0_.position, hand0_.velocity, hand0_.acceleration, Vector3::Zero()};
   Eigen::VectorXd row(n);
   for (int k = 0; k < m; ++k) {
@@ -140,8 +147,40 @@ Vector3 CapturePlan::pathFor(double t, int order, double t_f) const {
 
 Vector3 CapturePlan::path(double t, int order) const { return pathFor(t, order, t_f_); }
 
+PointKinematics CapturePlan::rendezvousTarget(double t) const {
+  return approachPoint(t, options_.approach_distance, 0, 0, 0);
+}
+
+PointKinematics CapturePlan::approachPoint(double t, double u, double du, double ddu, double dddu) const {
+  // The body point b(t) = p_t + u(t) a (a: the grasp axis), its body-frame rates ḃ, b̈, b⃛ along a.
+  // With R the debris' attitude, ω, α its inertial rate and acceleration: the fixed-point terms of
+  // eq. 7.6 at b, plus the relative motion's (the derivatives of R u̇ a: d/dt R x = ω × R x + R ẋ):
+  //   v += R ḃ,  a += 2 ω × R ḃ + R b̈,  j += 3 α × R ḃ + 3 ω × (ω × R ḃ) + 3 ω × R b̈ + R b⃛.
+  DebrisProperties p = debris_.properties();
+  p.target_B += u * axis_B_;
+  const DebrisState s = debris_.state(t);
+  PointKinematics k = targetKinematics(p, s);
+  if (du == 0 && ddu == 0 && dddu == 0) return k;
+  const Matrix3 R = quatToMatrix(s.Q_WB);
+  const Vector3 w = R * s.w_B, alpha = R * Vector3(-p.inertia.inverse() * s.w_B.cross(p.inertia * s.w_B));  // Euler, torque-free
+  const Vector3 v1 = du * (R * axis_B_), a1 = ddu * (R * axis_B_), j1 = dddu * (R * axis_B_);
+  k.velocity += v1;
+  k.acceleration += 2 * w.cross(v1) + a1;
+  k.jerk += 3 * alpha.cross(v1) + 3 * w.cross(w.cross(v1)) + 3 * w.cross(a1) + j1;
+  return k;
+}
+
 PointKinematics CapturePlan::at(double t) const {
-  if (t > t_f_) return debris_.target(t);
+  if (t > t_f_) {
+    const double T = approachTime(), d = options_.approach_distance;
+    if (t >= t_f_ + T) return debris_.target(t);
+    // u = d (1 - σ(τ)), σ = 10τ³ - 15τ⁴ + 6τ⁵ (rest to rest relative to the debris).
+    const double tau = (t - t_f_) / T;
+    const double s1 = 30 * tau * tau * (1 - tau) * (1 - tau), s2 = 60 * tau * (1 - tau) * (1 - 2 * tau),
+                 s3 = 60 * (1 - 6 * tau + 6 * tau * tau);
+    const double sigma = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
+    return approachPoint(t, d * (1 - sigma), -d * s1 / T, -d * s2 / (T * T), -d * s3 / (T * T * T));
+  }
   const double tt = std::max(t, 0.0);
   return {path(tt, 0), path(tt, 1), path(tt, 2), path(tt, 3)};
 }
@@ -152,7 +191,7 @@ double CapturePlan::transversality(double t_f) const {
   // H(t_f) with λ_d(t_f)ᵀ f_d eliminated (notes §2.5): the input u = r_h^(q), the weighted state
   // r_h^(q-1) (none for A).
   const Vector3 u = pathFor(t_f, q, t_f);
-  const Vector3 target_u = component(debris_.target(t_f), q);
+  const Vector3 target_u = component(rendezvousTarget(t_f), q);
   double g = 1 - o.w_u * u.squaredNorm() + 2 * o.w_u * u.dot(target_u);
   if (q > 1) g += o.w_1 * pathFor(t_f, q - 1, t_f).squaredNorm();
   return g;

@@ -39,6 +39,15 @@ struct CapturePlannerOptions {
   // > 0: the final time, fixed, instead of the root of the transversality condition (the optimal
   // path for that duration; a capture window search trades it for feasibility) [s].
   double final_time = 0;
+  // Approach in two stages (ours; the thesis plans straight onto the grasp point): with
+  // approach_distance d > 0 the Ch. 7 plan meets, with the same matching, the approach point — d
+  // out on the grasp point's outward axis (from the centre of mass through the grasp point), fixed
+  // in the debris — at t_f; then the hand slides in along that axis, as seen from the debris, to
+  // the grasp point in approach_time (a quintic in the debris frame, at rest relative to the
+  // debris at both ends). The arm then enters the debris' neighbourhood only inside the approach
+  // corridor instead of sweeping past the box's edges when the grasp face is turned away.
+  double approach_distance = 0;  // [m]
+  double approach_time = 10;     // [s]
 };
 
 // The hand's initial state, inertial [m, m/s, m/s²].
@@ -68,10 +77,17 @@ class CapturePlan {
   CapturePlan(const DebrisProperties& debris, const DebrisState& debris0, const HandState& hand0,
               const CapturePlannerOptions& options = {});
 
-  double captureTime() const { return t_f_; }
-  // The hand reference at t: position, velocity, acceleration, jerk; for t > t_f the grasp
-  // point's own motion.
+  // When the hand reaches the grasp point: t_f, plus the approach time in a two-stage approach.
+  double captureTime() const { return t_f_ + approachTime(); }
+  // t_f: when the Ch. 7 plan meets its target (the grasp point, or the approach point).
+  double rendezvousTime() const { return t_f_; }
+  double approachTime() const { return options_.approach_distance > 0 ? options_.approach_time : 0.0; }
+  // The hand reference at t: position, velocity, acceleration, jerk; the Ch. 7 plan until t_f,
+  // then the approach along the grasp axis (two stages), then the grasp point's own motion.
   PointKinematics at(double t) const;
+  // The kinematics of the point the Ch. 7 plan meets (the grasp point, or the approach point), t
+  // after the plan's start.
+  PointKinematics rendezvousTarget(double t) const;
   // The planned path alone (also beyond t_f: the closed form continued), derivative order 0–3.
   Vector3 path(double t, int order) const;
   // The transversality residual H(t_f) of the variant for a candidate final time (zero at the
@@ -92,6 +108,8 @@ class CapturePlan {
   // The closed-form path for final time t_f into coef_ (n x 3).
   void solve(double t_f) const;
   Vector3 pathFor(double t, int order, double t_f) const;
+  // The body point p_t + u a (a: the grasp axis) moving along a at the rates du, ddu, dddu.
+  PointKinematics approachPoint(double t, double u, double du, double ddu, double dddu) const;
   int basisSize() const;
   // d^order/dt^order of the basis functions at t, into out (size n).
   void basis(double t, double t_f, int order, double* out) const;
@@ -99,6 +117,7 @@ class CapturePlan {
   CapturePlannerOptions options_;
   HandState hand0_;
   mutable DebrisTrajectory debris_;
+  Vector3 axis_B_ = Vector3::UnitZ();  // the grasp point's outward axis, debris frame
   double s_ = 0;      // √(w_1 / w_u) for the exponential forms, 0 for the polynomial ones
   double t_f_ = 0;
   PointKinematics target_tf_{};

@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
-#include <Eigen/SVD>
 
+#include "core/control/task_space.hpp"
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/jacobian.hpp"
@@ -73,17 +73,6 @@ double clearanceFromDebris(const std::vector<Vector3>& points, const Feasibility
     clearance = std::min(clearance, boxDistance(pb, half) - o.link_radius);
   }
   return clearance;
-}
-
-// The generalized Jacobian's damped pseudo-inverse (the capture law's: damping growing as the
-// least singular value σ falls below the threshold ε, λ² = λ_max² (1 - (σ/ε)²)), and σ.
-Eigen::MatrixXd dampedInverse(const Eigen::MatrixXd& A, double damping, double threshold, double& sigma) {
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
-  sigma = svd.singularValues().minCoeff();
-  const double lambda2 = sigma < threshold ? damping * damping * (1 - (sigma / threshold) * (sigma / threshold)) : 0.0;
-  const auto r = A.rows();
-  const Eigen::MatrixXd AAt = A * A.transpose() + lambda2 * Eigen::MatrixXd::Identity(r, r);
-  return A.transpose() * AAt.ldlt().solve(Eigen::MatrixXd::Identity(r, r));
 }
 
 // The worst (smallest) margin of one constraint, with the values that explain it (sentences
@@ -237,14 +226,14 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     const Vector3 b = pointAccelerationWorld(m, d, ee_frame).head<3>();
     const Eigen::MatrixXd A = J(Eigen::all, joints) - J(Eigen::all, free) * react;
     double sigma = 0;
-    const Eigen::MatrixXd Ainv = dampedInverse(A, o.damping, o.singular_threshold, sigma);
+    const Eigen::MatrixXd Ainv = dampedPseudoInverse(A, o.damping, o.singular_threshold, &sigma);
     Eigen::VectorXd qm(nj), vm(nj);
     for (Eigen::Index k = 0; k < nj; ++k) {
       qm[k] = q[joints_q[k]];
       vm[k] = v[joints[k]];
     }
     const Eigen::VectorXd pull = -o.posture_kd * vm - o.posture_kp * (qm - posture);
-    const Eigen::VectorXd ddqm = Ainv * (a_des - b) + pull - Ainv * (A * pull);
+    const Eigen::VectorXd ddqm = resolvedAcceleration(A, Ainv, a_des - b, pull);
     ddq(joints) = ddqm;
     ddq(free) = ddq_free0 - react * ddqm;
     tau = H * ddq + hv;
@@ -376,6 +365,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   constexpr double kMaxCandidates = 1000;
   const double dt = std::max({search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step, w.span / kMaxCandidates});
   DebrisTrajectory trajectory(debris, debris_now, planner.debris_step);
+  // The plans tried from each start: the thesis' (onto the grasp point), and the two-stage one
+  // when the planner has an approach distance (the earliest feasible meeting of either is chosen:
+  // the one-stage plan asks less of the bus, the two-stage one keeps the arm off the debris' box
+  // when the grasp face is turned away).
+  std::vector<double> approaches{0.0};
+  if (planner.approach_distance > 0) approaches.push_back(planner.approach_distance);
   // The best infeasible candidate: the one whose prediction went furthest (fraction of its plan)
   // before its first violation.
   double best_progress = -INFINITY;
@@ -386,38 +381,42 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     h.position += s * drift;
     Eigen::VectorXd qs = q0;
     qs.head<3>() += s * drift;
-    double t_f = 0;
-    for (double factor : search.durations) {
-      PlanCheck check;
-      double progress = -INFINITY;
-      try {
-        CapturePlannerOptions po = planner;
-        if (factor != 1) {
-          if (t_f <= 0) break;  // no transversality root to scale
-          po.final_time = factor * t_f;
+    for (double approach : approaches) {
+      double t_f = 0;
+      for (double factor : search.durations) {
+        PlanCheck check;
+        double progress = -INFINITY;
+        try {
+          CapturePlannerOptions po = planner;
+          po.approach_distance = approach;
+          if (factor != 1) {
+            if (t_f <= 0) break;  // no transversality root to scale
+            po.final_time = factor * t_f;
+          }
+          const CapturePlan plan(debris, trajectory.state(s), h, po);
+          if (factor == 1) t_f = plan.rendezvousTime();
+          if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
+          check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
+          if (!check.times.empty()) progress = check.times.back() / (plan.captureTime() + o.hold);
+          if (check.feasible) {
+            w.found = true;
+            w.start = now + s;
+            w.duration = plan.rendezvousTime();
+            w.meeting = now + s + plan.captureTime();
+            w.approach_distance = approach;
+            w.check = check;
+            break;  // the slower ones meet later
+          }
+        } catch (const std::runtime_error& e) {
+          check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
+          check.margin = -INFINITY;
+          check.limiting = "transversality";
         }
-        const CapturePlan plan(debris, trajectory.state(s), h, po);
-        if (factor == 1) t_f = plan.captureTime();
-        if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
-        check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
-        if (!check.times.empty()) progress = check.times.back() / (plan.captureTime() + o.hold);
-        if (check.feasible) {
-          w.found = true;
-          w.start = now + s;
-          w.duration = plan.captureTime();
-          w.meeting = now + s + plan.captureTime();
+        if (!w.found && progress > best_progress) {
+          best_progress = progress;
+          w.best_start = now + s;
           w.check = check;
-          break;  // the slower ones meet later
         }
-      } catch (const std::runtime_error& e) {
-        check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
-        check.margin = -INFINITY;
-        check.limiting = "transversality";
-      }
-      if (!w.found && progress > best_progress) {
-        best_progress = progress;
-        w.best_start = now + s;
-        w.check = check;
       }
     }
   }

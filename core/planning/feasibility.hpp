@@ -23,9 +23,11 @@
 // motion (every few degrees of its rotation, over at most one tumbling period: the horizon of the
 // scenario bounds it); for each, the plans from the stand-off pose (the hand at rest, the chaser
 // drifting with its momentum) to the grasp point are checked with the final time t_f* of the Ch. 7
-// transversality condition and with slower ones (1.5, 2, 3 t_f*: the same optimal path family
-// with the final time fixed, asking smaller accelerations and so smaller reaction torques; up to
-// 6 t_f*).
+// transversality condition and with slower ones (1.25 to 6 t_f*: the same optimal path family
+// with the final time fixed, asking smaller accelerations and so smaller reaction torques) — the
+// thesis' one-stage plan onto the grasp point and, when the planner has an approach distance, the
+// two-stage plan (the approach point on the grasp axis, then along the axis: the arm reaches the
+// debris only inside the approach corridor when the grasp face is turned away).
 // Criterion: the earliest capture instant t0 + t_f among feasible plans (scanned in order of t0,
 // stopping once t0 alone passes the best t0 + t_f). This
 // differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
@@ -108,7 +110,8 @@ struct CaptureWindow {
   bool found = false;
   double start = NAN;       // [s] plan start (absolute)
   double meeting = NAN;     // [s] start + t_f
-  double duration = NAN;    // [s] t_f of the chosen plan (fixed for the plan flown)
+  double duration = NAN;    // [s] t_f of the chosen plan's Ch. 7 stage (fixed for the plan flown)
+  double approach_distance = 0;  // [m] the chosen plan's (0: one stage, onto the grasp point)
   PlanCheck check;          // the chosen plan's, or the best candidate's when none is feasible
   double best_start = NAN;  // when none is feasible: the start of the best candidate (the one
                             //   whose prediction went furthest before its first violation)
@@ -121,7 +124,7 @@ struct WindowSearchOptions {
   double horizon = 600, step_deg = 4, min_step = 0.25;
   // Durations tried for each start, as multiples of the transversality condition's t_f (slower
   // plans ask smaller torques; the debris turns further meanwhile).
-  std::vector<double> durations{1, 1.5, 2, 3, 4, 6};
+  std::vector<double> durations{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6};
   double step = 0.2;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
 };
 

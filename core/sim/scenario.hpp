@@ -146,6 +146,14 @@ struct ControllerSpec {
       double corridor_radius = 0.5;  // [m] approach corridor: a cylinder on the grasp point's
       double corridor_length = 1.5;  // [m]   outward axis, where the hand may touch the debris' box
     } window;
+    // Approach in two stages (planning/capture_planner): the plan meets the approach point,
+    // `distance` out on the grasp point's outward axis, then the hand slides in along the axis (as
+    // seen from the debris) in `duration`. Distance 0: one stage, the plan meets the grasp point
+    // (the thesis').
+    struct Approach {
+      double distance = 0;    // [m]
+      double duration = 10;   // [s]
+    } approach;
     // Monitoring while tracking, abort and retreat: when one threshold is exceeded the gripper
     // stays open, the hand goes back to the stand-off pose on a joint path (retreat_time) and,
     // with retries left, the next window is searched.

@@ -136,6 +136,57 @@ class TestCapturePlanner : public QObject {
     QVERIFY((d4 - s2 * b.path(t, 2)).norm() < 1e-6 * (1 + d4.norm()));
   }
 
+  // The two-stage approach: the Ch. 7 plan meets the approach point (d out on the grasp axis,
+  // fixed in the debris) with its matching, then the reference slides along the axis to the grasp
+  // point. Checked independently: the reference expressed in the debris frame (from the planner's
+  // own propagated attitude) lies on the axis at d (1 - σ(τ)); its velocity, acceleration and
+  // jerk are the central differences of its position, velocity and acceleration (so the relative
+  // motion's Coriolis terms are right); everything is continuous where the stages join; after
+  // the approach the reference is the grasp point's motion.
+  void TwoStageApproach() {
+    const Example e;
+    CapturePlannerOptions o;
+    o.w_u = 100;
+    o.w_1 = 1;
+    o.approach_distance = 0.6;
+    o.approach_time = 8;
+    const CapturePlan p(e.debris, e.state, e.hand, o);
+    const double t_f = p.rendezvousTime(), T = p.approachTime();
+    QCOMPARE(T, 8.0);
+    QCOMPARE(p.captureTime(), t_f + T);
+    QVERIFY(p.jumps()[0] < 1e-7 && p.jumps()[1] < 1e-7);  // C's matching holds at the approach point
+    const Vector3 axis = e.debris.target_B.normalized();
+    for (double tau : {0.0, 0.1, 0.37, 0.5, 0.81, 1.0}) {
+      const double t = t_f + tau * T;
+      const DebrisState s = p.debris(t);
+      const Vector3 body = quatToMatrix(s.Q_WB).transpose() * (p.at(t).position - s.r_W) - e.debris.target_B;
+      const double sigma = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
+      QVERIFY2((body - 0.6 * (1 - sigma) * axis).norm() < 1e-9, qPrintable(QString::number(tau)));
+    }
+    const double h = 1e-4;
+    for (double t : {0.5 * t_f, t_f + 0.3 * T, t_f + 0.7 * T, t_f + T + 2}) {
+      const PointKinematics k = p.at(t), a = p.at(t - h), b = p.at(t + h);
+      QVERIFY((k.velocity - (b.position - a.position) / (2 * h)).norm() < 1e-7);
+      QVERIFY((k.acceleration - (b.velocity - a.velocity) / (2 * h)).norm() < 1e-7);
+      QVERIFY((k.jerk - (b.acceleration - a.acceleration) / (2 * h)).norm() < 1e-6);
+    }
+    for (double t : {t_f, t_f + T}) {
+      const PointKinematics a = p.at(t - 1e-9), b = p.at(t + 1e-9);
+      QVERIFY((a.position - b.position).norm() < 1e-8);
+      QVERIFY((a.velocity - b.velocity).norm() < 1e-7);
+      QVERIFY((a.acceleration - b.acceleration).norm() < 1e-6);
+    }
+    DebrisTrajectory grasp(e.debris, e.state, o.debris_step);
+    QVERIFY((p.at(t_f + T + 3).position - grasp.target(t_f + T + 3).position).norm() < 1e-12);
+    // Without an approach distance the plan is the thesis' one-stage plan.
+    CapturePlannerOptions one = o;
+    one.approach_distance = 0;
+    const CapturePlan q(e.debris, e.state, e.hand, one);
+    QCOMPARE(q.captureTime(), q.rendezvousTime());
+    o.approach_time = 0;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, CapturePlan(e.debris, e.state, e.hand, o));
+  }
+
   void BadOptionsAndNoRoot() {
     const Example e;
     CapturePlannerOptions o;

@@ -10,7 +10,11 @@
 #include <map>
 #include <tuple>
 
+#include <Eigen/QR>
+#include <Eigen/SVD>
+
 #include "core/analysis/envelope.hpp"
+#include "core/control/task_space.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
@@ -301,6 +305,38 @@ class TestEnvelope : public QObject {
     }
   }
 
+  // The task-space law shared by the capture controller and the plan's prediction, against the
+  // SVD: above the threshold the damped inverse is the exact pseudo-inverse; below it each
+  // singular value σ_i is inverted as σ_i / (σ_i² + λ²); the resolved acceleration meets the hand's
+  // demand exactly and its posture part is the projection of the pull on A's null space (from the
+  // SVD's null-space basis).
+  void TaskSpace_AgainstSvd() {
+    std::srand(7);
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Random(3, 6);
+    double sigma = 0;
+    const Eigen::MatrixXd P = dampedPseudoInverse(A, 0.05, 0.05, &sigma);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    QVERIFY(std::abs(sigma - svd.singularValues().minCoeff()) < 1e-14);
+    QVERIFY(sigma > 0.05);
+    QVERIFY((P - A.completeOrthogonalDecomposition().pseudoInverse()).norm() < 1e-12);
+    const Vector3 a(0.3, -0.2, 0.1);
+    const Eigen::VectorXd pull = Eigen::VectorXd::Random(6);
+    const Eigen::VectorXd ddq = resolvedAcceleration(A, P, a, pull);
+    QVERIFY((A * ddq - a).norm() < 1e-12);
+    const Eigen::MatrixXd V2 = svd.matrixV().rightCols(3);
+    QVERIFY((ddq - P * a - V2 * V2.transpose() * pull).norm() < 1e-12);
+    // Nearly singular: the last row almost the first.
+    Eigen::MatrixXd B = A;
+    B.row(2) = A.row(0) + 0.01 * A.row(2);
+    const Eigen::MatrixXd Q = dampedPseudoInverse(B, 0.05, 0.05, &sigma);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> sb(B, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    QVERIFY(sigma < 0.05);
+    const double lambda2 = 0.05 * 0.05 * (1 - (sigma / 0.05) * (sigma / 0.05));
+    Eigen::VectorXd inv = sb.singularValues();
+    for (Eigen::Index i = 0; i < inv.size(); ++i) inv[i] = inv[i] / (inv[i] * inv[i] + lambda2);
+    QVERIFY((Q - sb.matrixV() * inv.asDiagonal() * sb.matrixU().transpose()).norm() < 1e-10);
+  }
+
   // The envelope of the rigid mission: tumbling rate 0.5 to 8 deg/s x six axes x two phases. Every
   // run ends in a defined outcome with a reason; none is `captured` with a requirement (recomputed
   // here from the channels) violated; the success rate is printed per rate, with what limits the
@@ -309,7 +345,9 @@ class TestEnvelope : public QObject {
     LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
     const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
     QCOMPARE(grid.size(), std::size_t(72));
-    checkEnvelope(l, grid, 2);
+    // Measured: 36 of 60 up to 6 deg/s (60 %); the goal, 95 %, is not reached (README). The floor
+    // keeps what the window search, the full tumbling period and the two-stage approach gained.
+    checkEnvelope(l, grid, 2, 0.55);
   }
 
   // A smaller grid on the flexible chaser: 2 and 4 deg/s, the principal axes and body x, phase 0.
@@ -319,11 +357,12 @@ class TestEnvelope : public QObject {
     grid.rates_deg_s = {2, 4};
     grid.axes.resize(4);
     grid.phases_deg = {0};
-    checkEnvelope(l, grid, 2);
+    checkEnvelope(l, grid, 2, 0.5);  // measured: 5 of 8
   }
 
  private:
-  static void checkEnvelope(const LoadedScenario& l, const EnvelopeGrid& grid, int threads) {
+  // floor: the least fraction of the runs up to 6 deg/s that must end `captured`.
+  static void checkEnvelope(const LoadedScenario& l, const EnvelopeGrid& grid, int threads, double floor) {
     // The requirements recomputed on each run's own channels, as it ends.
     std::vector<Recomputed> again(grid.size());
     const std::vector<EnvelopeCell> cells =
@@ -359,6 +398,7 @@ class TestEnvelope : public QObject {
     for (const auto& [what, n] : limits) qInfo("  %3d x %s", n, what.c_str());
     qInfo("%s: captured in %d of %zu runs (%.1f %%); up to 6 deg/s %d of %d (%.1f %%)", l.scenario.name.c_str(), captured,
           cells.size(), 100.0 * captured / cells.size(), up_to_6, n_up_to_6, 100.0 * up_to_6 / std::max(1, n_up_to_6));
+    QVERIFY2(up_to_6 >= floor * n_up_to_6, "fewer captures up to 6 deg/s than measured when the test was written");
   }
 };
 

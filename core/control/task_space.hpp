@@ -1,0 +1,26 @@
+// The task-space pieces of the capture law (core/control/capture_controller) that the plan's
+// feasibility prediction (core/planning/feasibility) flies too: one definition for both, so that
+// what the prediction promises is what the controller asks.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "core/math/spatial.hpp"
+
+namespace grapple::core {
+
+// Damped least-squares pseudo-inverse A⁺ = Aᵀ (A Aᵀ + λ² I)⁻¹ with the damping growing as the
+// least singular value σ of A falls below the threshold ε: λ² = λ_max² (1 - (σ/ε)²), zero above ε
+// (Nakamura & Hanafusa's singularity-robust inverse, with Chiaverini's variable damping).
+// sigma, when given, receives σ.
+Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold,
+                                    double* sigma = nullptr);
+
+// Resolved acceleration with a posture term in the task's null space: the joints' accelerations
+// q̈ = A⁺ (a - b) + (I - A⁺ A) p, with A the (generalized) Jacobian of the hand, A⁺ its damped
+// inverse, a the hand's acceleration asked, b the hand's acceleration with the joints not
+// accelerating, p the posture pull (-k_d q̇ - k_p (q - q_posture)).
+Eigen::VectorXd resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Vector3& a_minus_b,
+                                     const Eigen::VectorXd& pull);
+
+}  // namespace grapple::core
