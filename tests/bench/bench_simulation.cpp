@@ -118,7 +118,9 @@ void Planning_WindowSearch(benchmark::State& state) {
   const ControllerSpec::Capture& c = s.l.scenario.controllers[1].capture;
   WindowSearchOptions ws;
   ws.horizon = c.window.horizon;
-  CapturePlannerOptions po;
+  CapturePlannerOptions po;  // the scenario's: both the one-stage and the two-stage plans tried
+  po.approach_distance = c.approach.distance;
+  po.approach_time = c.approach.duration;
   int candidates = 0;
   for (auto _ : state) {
     const CaptureWindow w = searchCaptureWindow(m, d, s.options, ws, po, s.l.scenario.debris.properties, s.sim.debris(), 40,
