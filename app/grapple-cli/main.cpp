@@ -14,7 +14,8 @@ Commands:
         Simulate a scenario (default: scenarios/capture_flexible.yaml) and print a summary. With
         --out, write DIR/channels.csv (every recorded channel, header "name [unit]") and
         DIR/summary.json (settings, metrics, events, wall time, real-time factor). --set changes
-        one field of the file, e.g. --set run.integrator=rk4 --set debris.initial.rate_deg_s=[0,0,8].
+        one field of the file, e.g. --set run.integrator=rk4 --set debris.initial.rate_deg_s=[0,0,8];
+        list entries by index: --set controllers[1].kd=2 --set debris.initial.rate_deg_s[1]=6.
         A progress bar shows on a terminal.
   validate [SCENARIO] [--set KEY=VALUE]...
         Check a scenario file (and its robot) without running it.

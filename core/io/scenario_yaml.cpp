@@ -21,14 +21,37 @@ constexpr double kMaxCaptureHorizon = 3600;  // [s]
 
 }  // namespace
 
-// Applies "a.b.c" = value to the document, creating maps on the way.
+// Applies "a.b.c" = value to the document, creating maps on the way. A component may index a
+// list, "controllers[1].kd" or "debris.initial.rate_deg_s[2]": the list must exist and have the
+// entry (lists are not grown).
 void applyOverride(YAML::Node doc, const std::string& key, const std::string& value,
                    const std::string& file) {
-  std::vector<std::string> parts;
+  // Each component: a map key (possibly empty before an index) and the list indices after it.
+  struct Part {
+    std::string name;
+    std::vector<std::size_t> indices;
+  };
+  std::vector<Part> parts;
   std::stringstream ss(key);
   for (std::string p; std::getline(ss, p, '.');) {
     if (p.empty()) throw LoadError(file, 0, "--set " + key + ": empty key component");
-    parts.push_back(p);
+    Part part;
+    const std::size_t open = p.find('[');
+    part.name = p.substr(0, open);
+    for (std::size_t at = open; at != std::string::npos && at < p.size();) {
+      const std::size_t close = p.find(']', at);
+      const std::string digits = close == std::string::npos ? "" : p.substr(at + 1, close - at - 1);
+      if (p[at] != '[' || digits.empty() || digits.size() > 6 ||
+          digits.find_first_not_of("0123456789") != std::string::npos) {
+        throw LoadError(file, 0, "--set " + key + ": '" + p + "': expected NAME or NAME[INDEX] (an index of 0 or more)");
+      }
+      part.indices.push_back(std::stoul(digits));
+      at = close + 1;
+    }
+    if (part.name.empty() && (parts.empty() || part.indices.empty())) {
+      throw LoadError(file, 0, "--set " + key + ": empty key component");
+    }
+    parts.push_back(part);
   }
   if (parts.empty()) throw LoadError(file, 0, "--set: empty key");
   if (!doc.IsMap() && !doc.IsNull()) throw LoadError(file, 0, "--set " + key + ": the document is not a map of keys");
@@ -38,15 +61,41 @@ void applyOverride(YAML::Node doc, const std::string& key, const std::string& va
   } catch (const YAML::Exception& e) {
     throw LoadError(file, 0, "--set " + key + "=" + value + ": " + e.msg);
   }
-  std::vector<YAML::Node> path{doc};
-  for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
-    YAML::Node next = path.back()[parts[k]];
-    if (next.IsDefined() && !next.IsMap()) {
-      throw LoadError(file, 0, "--set " + key + ": '" + parts[k] + "' is not a map");
+  // Handles are re-pointed with reset() (assigning a node to a node copies the value).
+  YAML::Node node;
+  node.reset(doc);
+  std::string where;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const Part& part = parts[k];
+    const bool last = k + 1 == parts.size();
+    if (!part.name.empty()) {
+      if (node.IsDefined() && !node.IsNull() && !node.IsMap()) {
+        throw LoadError(file, 0, "--set " + key + ": '" + where + "' is not a map");
+      }
+      where += (where.empty() ? "" : ".") + part.name;
+      if (last && part.indices.empty()) {
+        node[part.name] = value_node;
+        return;
+      }
+      YAML::Node next = node[part.name];
+      node.reset(next);
     }
-    path.push_back(next);
+    for (std::size_t i = 0; i < part.indices.size(); ++i) {
+      const std::size_t index = part.indices[i];
+      if (!node.IsSequence()) throw LoadError(file, 0, "--set " + key + ": '" + where + "' is not a list");
+      if (index >= node.size()) {
+        throw LoadError(file, 0, "--set " + key + ": '" + where + "' has " + std::to_string(node.size()) +
+                                     " entries (indices from 0)");
+      }
+      where += "[" + std::to_string(index) + "]";
+      if (last && i + 1 == part.indices.size()) {
+        node[index] = value_node;
+        return;
+      }
+      YAML::Node next = node[index];
+      node.reset(next);
+    }
   }
-  path.back()[parts.back()] = value_node;
 }
 
 namespace {

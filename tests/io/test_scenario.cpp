@@ -160,6 +160,24 @@ class TestScenario : public QObject {
     EXPECT_LOAD_ERROR(loadScenario(path, {{"run.duration", "[1, "}}), path, 0, "--set run.duration");
   }
 
+  // List entries by index: a controller's field, one component of a vector; the list must have
+  // the entry, and an index must be one.
+  void Overrides_IndexLists() {
+    const std::string path = kSource + "/scenarios/capture_rigid.yaml";
+    const LoadedScenario s = loadScenario(path, {{"controllers[1].approach.distance", "0.3"},
+                                                 {"controllers[1].window.horizon", "120"},
+                                                 {"debris.initial.rate_deg_s[1]", "6"}});
+    QCOMPARE(s.scenario.controllers[1].capture.approach.distance, 0.3);
+    QCOMPARE(s.scenario.controllers[1].capture.window.horizon, 120.0);
+    QCOMPARE(s.scenario.controllers[0].kp, loadScenario(path).scenario.controllers[0].kp);
+    QVERIFY(std::abs(s.scenario.debris.initial.w_B.y() - 6 * M_PI / 180) < 1e-15);
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"controllers[2].kd", "1"}}), path, 0, "'controllers' has 2 entries");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"run[0]", "1"}}), path, 0, "'run' is not a list");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"controllers[x].kd", "1"}}), path, 0, "expected NAME or NAME[INDEX]");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"controllers[1.kd", "1"}}), path, 0, "expected NAME or NAME[INDEX]");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"controllers[1].approach.distance", "-1"}}), path, 0, "approach.distance");
+  }
+
   // One bad input per row: the file's line and a fragment saying what was expected.
   void Malformed_NameFileLineAndExpectation_data() {
     QTest::addColumn<QString>("text");
