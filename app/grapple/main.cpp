@@ -1,4 +1,5 @@
 // grapple: the desktop application. grapple [SCENARIO] [options]
+//   --help, --version   print and quit (no display needed)
 //   --run               start the simulation at once
 //   --speed X|max       simulation speed (simulated s per wall s), or as fast as possible
 //   --set key=value     override a scenario value, as grapple-cli run --set (repeatable)
@@ -35,16 +36,63 @@ double residentMiB() {
   return resident * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
+constexpr const char* kUsage =
+    "usage: grapple [SCENARIO] [--run] [--speed X|max] [--set key=value]... [--size WxH]\n"
+    "               [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T] [--help] [--version]\n";
+
 int usage(const char* why) {
-  std::fprintf(stderr, "grapple: %s\nusage: grapple [SCENARIO] [--run] [--speed X|max] [--set key=value]... "
-                       "[--size WxH] [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T]\n", why);
+  std::fprintf(stderr, "grapple: %s\n%s", why, kUsage);
   return 2;
+}
+
+constexpr const char* kHelp =
+    "grapple: the desktop application of Grapple (the capture in 3D, live plots, the timeline with the\n"
+    "run's events, the mission's requirements, tuning, the scenario editor, exports).\n"
+    "  SCENARIO            a scenario file (default: the built-in capture_flexible.yaml)\n"
+    "  --run               start the simulation at once\n"
+    "  --speed X|max       simulated seconds per wall second, or as fast as possible\n"
+    "  --set key=value     override a scenario value, as grapple-cli run --set (repeatable)\n"
+    "  --size WxH          window size (default: most of the screen)\n"
+    "  --screenshot FILE   grab the window to FILE (PNG) once the simulated time reaches --at T\n"
+    "                      (default 10 s), then quit\n"
+    "  --benchmark S       run S s of wall time, print start-up time, frame rate, real-time factor and\n"
+    "                      memory, then quit\n"
+    "  --replay --at T     simulate to T as fast as possible, then replay [0, T] in a loop\n"
+    "It needs a display (X11 or Wayland). Without one: grapple-cli run SCENARIO runs the mission\n"
+    "headless, and grapple-cli video SCENARIO --out run.mp4 films it.\n";
+
+// Whether Qt can open a window: a display, or a platform that needs none (offscreen, ...).
+bool haveDisplay() {
+  const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+  if (!platform.isEmpty() && !platform.startsWith("xcb") && !platform.startsWith("wayland")) return true;
+  if (platform.startsWith("wayland")) return !qgetenv("WAYLAND_DISPLAY").isEmpty();
+  if (platform.startsWith("xcb")) return !qgetenv("DISPLAY").isEmpty();
+  return !qgetenv("DISPLAY").isEmpty() || !qgetenv("WAYLAND_DISPLAY").isEmpty();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
+  // What needs no window, before Qt looks for a display.
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s%s", kUsage, kHelp);
+      return 0;
+    }
+    if (a == "--version") {
+      std::printf("grapple %s\n", GRAPPLE_VERSION);
+      return 0;
+    }
+  }
+  if (!haveDisplay()) {
+    std::fprintf(stderr,
+                 "grapple: no display (neither DISPLAY nor WAYLAND_DISPLAY is set): the desktop application needs "
+                 "one.\n  Headless: grapple-cli run SCENARIO (the mission, its channels and summary), then\n"
+                 "  grapple-cli video SCENARIO --out run.mp4 to see it; or run grapple under xvfb-run.\n");
+    return 2;
+  }
   // Debian's OSG is fixed-function GL: a compatibility profile.
   QSurfaceFormat format;
   format.setProfile(QSurfaceFormat::CompatibilityProfile);
@@ -59,7 +107,7 @@ int main(int argc, char** argv) {
   QString scenario, screenshot;
   bool run = false, replay = false;
   double speed = 1, at = 10, benchmark = 0;
-  int width = 1280, height = 800;
+  int width = 0, height = 0;  // --size; default: most of the screen
   std::vector<std::pair<std::string, std::string>> overrides;
   const QStringList args = app.arguments();
   for (int k = 1; k < args.size(); ++k) {
@@ -104,7 +152,13 @@ int main(int argc, char** argv) {
 
   grapple::ui::MainWindow window;
   window.setOverrides(overrides);
-  if (!screenshot.isEmpty() || benchmark > 0) window.resize(width, height);
+  if (width > 0 && height > 0) {
+    window.resize(width, height);
+  } else if (!screenshot.isEmpty() || benchmark > 0) {
+    window.resize(1280, 800);  // figures comparable from run to run
+  } else {
+    window.fitToScreen();
+  }
   window.show();
   if (!window.openScenario(scenario.isEmpty() ? grapple::ui::MainWindow::defaultScenario() : scenario) &&
       !scenario.isEmpty()) {
