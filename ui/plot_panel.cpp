@@ -448,7 +448,9 @@ void PlotPanel::setEvents(const std::vector<TimelineMarker>& events, const std::
 void PlotPanel::layoutLegend() {
   QCPLegend* legend = plot_->legend;
   int widest = 0;
-  for (int i = 0; i < legend->itemCount(); ++i) widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    if (const QCPAbstractLegendItem* item = legend->item(i)) widest = std::max(widest, item->minimumOuterSizeHint().width());  // cells may be empty
+  }
   const int columns = widest > 0 ? std::max(1, (plot_->width() - 8) / (widest + legend->columnSpacing())) : 1;
   if (columns != legend->wrap()) {
     legend->setWrap(columns);
