@@ -6,7 +6,7 @@
 // and shades the intervals where an actuator is at its limit (checked against the applied torques
 // at their limits); one unit per value axis; no legend over its plot's data at 1280x800 and at
 // 1920x1080 (screenshots of both); a click on a legend entry hides its curve; sane ranges before
-// the run; the Mission panel's metrics and requirements equal grapple-cli's summary.json number for
+// the run; a body's description as tooltip in the 3D view; the Mission panel's metrics and requirements equal grapple-cli's summary.json number for
 // number; the system's energy continuous through the grasp but for the impact's loss; the window
 // sized to the screen; grapple --help/--version without a display, and exit 2 with a clear message
 // when there is none. With no X display the whole test is skipped (CTest reports "Skipped").
@@ -25,6 +25,7 @@
 #include <QSlider>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -34,6 +35,7 @@
 #include "core/sim/mission.hpp"
 #include "ui/events_panel.hpp"
 #include "ui/main_window.hpp"
+#include "ui/osg_widget.hpp"
 #include "ui/plot_panel.hpp"
 #include "ui/requirements_panel.hpp"
 #include "ui/sim_runner.hpp"
@@ -363,6 +365,24 @@ class TestVisualDebug : public QObject {
     QVERIFY(loss[k] == 0 && loss[k + 1] > 0);
     QVERIFY(std::abs(jump - (work - loss[k + 1])) < 1e-3 * (loss[k + 1] + std::abs(work)) + 1e-9);
     QVERIFY(std::abs(total[k + 1] - total[k]) > 0.5 * debris[k]);  // what the engineer saw jump
+  }
+
+  // Hovering a body in the 3D view: its description as tooltip (the click's, describeAt).
+  void bodyTooltipInTheView() {
+    ui::OsgWidget* view = window_->view();
+    QPoint on_body;
+    QString expected;
+    for (int y = view->height() / 8; y < view->height() && expected.isEmpty(); y += view->height() / 16) {
+      for (int x = view->width() / 8; x < view->width() && expected.isEmpty(); x += view->width() / 16) {
+        expected = view->describeAt(QPoint(x, y));
+        on_body = QPoint(x, y);
+      }
+    }
+    QVERIFY(!expected.isEmpty());
+    QHelpEvent help(QEvent::ToolTip, on_body, view->mapToGlobal(on_body));
+    QApplication::sendEvent(view, &help);
+    QTRY_COMPARE(QToolTip::text(), expected);
+    QToolTip::hideText();
   }
 
   // The default window: 90 % of the screen's available area.
