@@ -1,5 +1,8 @@
 // grapple: the desktop application. grapple [SCENARIO] [options]
 //   --help, --version   print and quit (no display needed)
+//   --compare key=value run the scenario to its end, then again with the value changed (repeatable),
+//                       the first run kept as the plots' ghost (as Tuning's "Apply and rerun")
+//   --raise PANEL       bring a docked panel to the front (its object name, e.g. dock:editor)
 //   --run               start the simulation at once
 //   --speed X|max       simulation speed (simulated s per wall s), or as fast as possible
 //   --set key=value     override a scenario value, as grapple-cli run --set (repeatable)
@@ -15,13 +18,16 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSurfaceFormat>
 #include <QTimer>
 
+#include "core/io/scenario_yaml.hpp"
 #include "ui/main_window.hpp"
 #include "ui/osg_widget.hpp"
 #include "ui/sim_runner.hpp"
@@ -38,7 +44,8 @@ double residentMiB() {
 
 constexpr const char* kUsage =
     "usage: grapple [SCENARIO] [--run] [--speed X|max] [--set key=value]... [--size WxH]\n"
-    "               [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T] [--help] [--version]\n";
+    "               [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T]\n"
+    "               [--compare key=value]... [--raise PANEL]... [--help] [--version]\n";
 
 int usage(const char* why) {
   std::fprintf(stderr, "grapple: %s\n%s", why, kUsage);
@@ -58,6 +65,10 @@ constexpr const char* kHelp =
     "  --benchmark S       run S s of wall time, print start-up time, frame rate, real-time factor and\n"
     "                      memory, then quit\n"
     "  --replay --at T     simulate to T as fast as possible, then replay [0, T] in a loop\n"
+    "  --compare key=value run to the end, then rerun with the value changed (repeatable), the\n"
+    "                      first run kept as the plots' dashed ghost\n"
+    "  --raise PANEL       bring a docked panel to the front (dock:mission, dock:events,\n"
+    "                      dock:editor, dock:tuning, plot:Energy, ...)\n"
     "It needs a display (X11 or Wayland). Without one: grapple-cli run SCENARIO runs the mission\n"
     "headless, and grapple-cli video SCENARIO --out run.mp4 films it.\n";
 
@@ -108,7 +119,8 @@ int main(int argc, char** argv) {
   bool run = false, replay = false;
   double speed = 1, at = 10, benchmark = 0;
   int width = 0, height = 0;  // --size; default: most of the screen
-  std::vector<std::pair<std::string, std::string>> overrides;
+  std::vector<std::pair<std::string, std::string>> overrides, compare;
+  QStringList raise;
   const QStringList args = app.arguments();
   for (int k = 1; k < args.size(); ++k) {
     const QString& a = args[k];
@@ -122,11 +134,13 @@ int main(int argc, char** argv) {
       } else if (a == "--speed") {
         const QString v = next();
         speed = v == "max" ? 0.0 : v.toDouble();
-      } else if (a == "--set") {
+      } else if (a == "--set" || a == "--compare") {
         const QString kv = next();
         const int eq = kv.indexOf('=');
-        if (eq <= 0) return usage("--set expects key=value");
-        overrides.emplace_back(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString());
+        if (eq <= 0) return usage((a.toStdString() + " expects key=value").c_str());
+        (a == "--set" ? overrides : compare).emplace_back(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString());
+      } else if (a == "--raise") {
+        raise << next();
       } else if (a == "--size") {
         const QStringList wh = next().split('x');
         if (wh.size() != 2) return usage("--size expects WxH");
@@ -163,6 +177,29 @@ int main(int argc, char** argv) {
   if (!window.openScenario(scenario.isEmpty() ? grapple::ui::MainWindow::defaultScenario() : scenario) &&
       !scenario.isEmpty()) {
     window.openScenario(grapple::ui::MainWindow::defaultScenario());
+  }
+  if (!compare.empty() && window.runner()) {
+    // The first run to its end as fast as possible, then the changed one beside it.
+    window.runner()->setSpeed(0);
+    window.runner()->setRunning(true);
+    window.runner()->waitUntil(std::numeric_limits<double>::infinity(), 3600);
+    window.tick();
+    auto changed = overrides;
+    changed.insert(changed.end(), compare.begin(), compare.end());
+    try {
+      if (!window.rerunKeepingGhost(grapple::core::loadScenario(window.scenarioPath().toStdString(), changed))) return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "grapple: --compare: %s\n", e.what());
+      return 2;
+    }
+  }
+  for (const QString& name : raise) {
+    auto* dock = window.findChild<QDockWidget*>(name);
+    if (!dock) return usage(("no panel " + name.toStdString()).c_str());
+    QTimer::singleShot(10, dock, [dock] {
+      dock->show();
+      dock->raise();
+    });
   }
   window.setSpeed(replay ? 0.0 : speed);
   if ((!screenshot.isEmpty() || replay) && window.runner()) {
