@@ -29,20 +29,20 @@ class TimelineSlider : public QSlider {
   // The x (slider coordinates) of a value, and the value at an x: along the groove, as the style
   // places the handle's centre.
   int xOf(int value) const {
-    QStyleOptionSlider opt;
-    initStyleOption(&opt);
-    const QRect groove = style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderGroove, this);
-    const QRect handle = style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderHandle, this);
-    const int span = groove.width() - handle.width();
-    return groove.x() + handle.width() / 2 + QStyle::sliderPositionFromValue(minimum(), maximum(), value, span);
+    const auto [x0, span] = track();
+    return x0 + QStyle::sliderPositionFromValue(minimum(), maximum(), value, span);
   }
   int valueAt(int x) const {
+    const auto [x0, span] = track();
+    return QStyle::sliderValueFromPosition(minimum(), maximum(), x - x0, span);
+  }
+  // Where the handle's centre can go: its x at the minimum and the length it travels.
+  std::pair<int, int> track() const {
     QStyleOptionSlider opt;
     initStyleOption(&opt);
     const QRect groove = style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderGroove, this);
     const QRect handle = style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderHandle, this);
-    const int span = groove.width() - handle.width();
-    return QStyle::sliderValueFromPosition(minimum(), maximum(), x - groove.x() - handle.width() / 2, span);
+    return {groove.x() + handle.width() / 2, groove.width() - handle.width()};
   }
   // The marker nearest x within a few pixels; -1 if none.
   int markerAt(int x) const {
