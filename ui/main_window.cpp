@@ -502,6 +502,7 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   saturated_.clear();
   timeline_->setMarkers({});
   for (PlotPanel* p : plots_) p->setEvents({}, {});
+  showEvents(runner_->status(), 0);  // the initial instant's
 
   const core::Scenario& s = runner_->scenario();
   const core::Model& m = runner_->model();
