@@ -179,7 +179,7 @@ void MainWindow::buildDocks() {
   auto* manip_dock = new QDockWidget(tr("Manipulability"), this);
   manip_dock->setObjectName("dock:manipulability");
   manipulability_ = new ManipulabilityPanel(manip_dock);
-  manip_dock->setWidget(scrollable(manipulability_));
+  manip_dock->setWidget(manipulability_);
   tabifyDockWidget(third, manip_dock);
   first->raise();
   second->raise();
