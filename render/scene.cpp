@@ -27,6 +27,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/math/rotation.hpp"
 #include "core/sim/scenario.hpp"
+#include "core/world/debris.hpp"
 #include "core/world/environment.hpp"
 #include "render/recording.hpp"
 #include "render/mesh_loader.hpp"
@@ -174,6 +175,8 @@ struct CaptureScene::Impl {
   std::vector<Vector3> workspace_points;  // in the base's frame
   Eigen::Matrix3d ellipsoid_axes = Eigen::Matrix3d::Zero();
   osg::ref_ptr<osg::Geometry> path_actual, path_planned;
+  osg::ref_ptr<osg::Geometry> hand_error;  // the hand to the grasp point (with the paths)
+  Vector3 hand_error_from = Vector3::Zero(), hand_error_to = Vector3::Zero();
 
   Impl(const core::Model& m, const core::Scenario& s)
       : model(m), data(m, m.hasFlexibleBodies()), scenario(s), environment(s.environment) {}
@@ -362,6 +365,9 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   path_planned->getOrCreateStateSet()->setAttributeAndModes(new osg::LineStipple(2, 0xF0F0));
   paths->addDrawable(path_actual);
   paths->addDrawable(path_planned);
+  hand_error = lineGeometry(osg::Vec4(1, 0.2f, 0.6f, 1), GL_LINES);
+  hand_error->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2));
+  paths->addDrawable(hand_error);
   paths_sw->addChild(paths);
   root->addChild(paths_sw);
 
@@ -842,6 +848,12 @@ void CaptureScene::update(const Snapshot& s) {
       m.ellipsoid_axes.setZero();
     }
   }
+  // The hand's error vector: from the drawn hand to the debris' grasp point.
+  if (s.has_debris && m.ee_frame >= 0) {
+    m.hand_error_from = core::framePose(m.model, m.data, m.ee_frame).p;
+    m.hand_error_to = core::targetKinematics(m.scenario.debris.properties, s.debris).position;
+    setLineVertices(m.hand_error, {m.hand_error_from, m.hand_error_to});
+  }
   // The Earth: below, along -r̂(t); the arrow starts under the bus.
   const Vector3 down = -m.environment.radialDirection(s.time);
   m.placeArrow(m.earth_xf, X0.p + down * (0.8 * m.scale), down, 0.7 * m.scale);
@@ -862,6 +874,7 @@ void CaptureScene::setPaths(const std::vector<Vector3>& actual, const std::vecto
 }
 
 Eigen::Matrix3d CaptureScene::ellipsoidAxes() const { return impl_->ellipsoid_axes; }
+std::pair<Vector3, Vector3> CaptureScene::handErrorVector() const { return {impl_->hand_error_from, impl_->hand_error_to}; }
 const std::vector<Vector3>& CaptureScene::workspacePoints() const { return impl_->workspace_points; }
 
 Vector3 CaptureScene::endEffectorPosition() const {

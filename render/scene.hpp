@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/math/spatial.hpp"
@@ -76,6 +77,9 @@ class CaptureScene {
 
   // After update: points of interest for the camera presets (inertial, [m]).
   core::Vector3 endEffectorPosition() const;
+  // After update, with a debris: the hand's error vector drawn (with the paths), from the hand to
+  // the grasp point (inertial [m]); zeros without a debris.
+  std::pair<core::Vector3, core::Vector3> handErrorVector() const;
   // After update, with options.ellipsoid: the semi-axes drawn (columns, inertial, [m]: the
   // ellipsoid {J q̇ : |q̇| <= 1} of the rigid-equivalent arm, scaled by 1 s); empty otherwise.
   Eigen::Matrix3d ellipsoidAxes() const;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include <QAction>
 #include <QActionGroup>
@@ -20,7 +21,10 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
@@ -36,6 +40,7 @@
 #include "core/sim/mission.hpp"
 #include "render/scene.hpp"
 #include "ui/campaign_panel.hpp"
+#include "ui/events_panel.hpp"
 #include "ui/manipulability_panel.hpp"
 #include "ui/osg_widget.hpp"
 #include "ui/requirements_panel.hpp"
@@ -59,6 +64,16 @@ std::unique_ptr<SimRunner> makeRunner(const QString& path, const core::LoadedSce
   } catch (const std::invalid_argument& e) {
     throw core::LoadError(path.toStdString(), 0, e.what());
   }
+}
+
+// A panel whose controls need more room than a docked column may have (a 1280x800 screen): it
+// scrolls instead of widening the window.
+QScrollArea* scrollable(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setFrameShape(QFrame::NoFrame);
+  area->setWidgetResizable(true);
+  area->setWidget(panel);
+  return area;
 }
 
 }  // namespace
@@ -107,14 +122,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildGhostActions();
 
   QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
+  geometry_restored_ = restoreGeometry(settings.value("window/geometry").toByteArray());
   if (!restoreState(settings.value("window/state").toByteArray())) {
     // The default layout's front tabs (energy, tracking, base drift, the scenario summary): a
     // dock raised before the window is shown does not stay in front, so once it is shown. The
     // tabs behind (manipulability map, tuning, editor) cost nothing until chosen.
     QTimer::singleShot(0, this, [this] {
-      for (const char* name : {"plot:Energy", "plot:Tracking error", "plot:Base drift", "dock:scenario"}) {
+      for (const char* name : {"plot:Energy", "plot:Tracking error", "plot:Base drift", "dock:mission"}) {
         if (auto* d = findChild<QDockWidget*>(name)) d->raise();
+      }
+      // The left column wide enough for the requirements' table, the events under it a third.
+      if (auto* mission = findChild<QDockWidget*>("dock:mission")) {
+        resizeDocks({mission}, {std::max(300, width() / 4)}, Qt::Horizontal);
+        if (auto* events = findChild<QDockWidget*>("dock:events")) {
+          resizeDocks({mission, events}, {2 * height() / 3, height() / 3}, Qt::Vertical);
+        }
       }
     });
   }
@@ -171,27 +193,34 @@ void MainWindow::buildDocks() {
   info_->setMargin(6);
   info_dock->setWidget(info_);
   addDockWidget(Qt::LeftDockWidgetArea, info_dock);
-  // The scenario summary, and under it the requirements as checked on the run.
+  // The scenario summary.
   auto* scen_dock = new QDockWidget(tr("Scenario"), this);
   scen_dock->setObjectName("dock:scenario");
-  auto* scen_panel = new QWidget(scen_dock);
-  auto* scen_layout = new QVBoxLayout(scen_panel);
-  scen_layout->setContentsMargins(0, 0, 0, 0);
-  scenario_info_ = new QLabel(scen_panel);
+  scenario_info_ = new QLabel(scen_dock);
   scenario_info_->setWordWrap(true);
   scenario_info_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   scenario_info_->setMargin(6);
-  scen_layout->addWidget(scenario_info_);
-  requirements_ = new RequirementsPanel(scen_panel);
+  scen_dock->setWidget(scenario_info_);
+  // The mission at a glance: the outcome, the requirements as checked on the run, the metrics; in
+  // front of the scenario's tabs, the run's events under them.
+  auto* mission_dock = new QDockWidget(tr("Mission"), this);
+  mission_dock->setObjectName("dock:mission");
+  requirements_ = new RequirementsPanel(mission_dock);
   requirements_->setObjectName("requirements");
-  scen_layout->addWidget(requirements_, 1);
+  mission_dock->setWidget(requirements_);
   connect(requirements_, &RequirementsPanel::timeRequested, this, [this](double t) { timeline_->setTime(t); });
-  scen_dock->setWidget(scen_panel);
-  addDockWidget(Qt::LeftDockWidgetArea, scen_dock);
-  tabifyDockWidget(scen_dock, info_dock);
-  scen_dock->raise();
+  auto* events_dock = new QDockWidget(tr("Events"), this);
+  events_dock->setObjectName("dock:events");
+  events_ = new EventsPanel(events_dock);
+  events_->setObjectName("events");
+  events_dock->setWidget(events_);
+  connect(events_, &EventsPanel::timeRequested, this, [this](double t) { timeline_->setTime(t); });
+  addDockWidget(Qt::LeftDockWidgetArea, mission_dock);
+  splitDockWidget(mission_dock, events_dock, Qt::Vertical);  // before the tabs: a tab would split as a tab
+  tabifyDockWidget(mission_dock, scen_dock);
+  tabifyDockWidget(mission_dock, info_dock);
+  mission_dock->raise();
   resizeDocks({first}, {560}, Qt::Horizontal);
-  resizeDocks({scen_dock}, {230}, Qt::Horizontal);
 }
 
 // The scenario editor (issue 8), tabbed behind the scenario summary.
@@ -199,12 +228,10 @@ void MainWindow::buildEditorDock() {
   auto* dock = new QDockWidget(tr("Scenario editor"), this);
   dock->setObjectName("dock:editor");
   editor_ = new ScenarioEditor(this, dock);
-  dock->setWidget(editor_);
+  dock->setWidget(scrollable(editor_));
   addDockWidget(Qt::LeftDockWidgetArea, dock);
-  if (auto* summary = findChild<QDockWidget*>("dock:scenario")) {
-    tabifyDockWidget(summary, dock);
-    summary->raise();
-  }
+  if (auto* summary = findChild<QDockWidget*>("dock:scenario")) tabifyDockWidget(summary, dock);
+  if (auto* mission = findChild<QDockWidget*>("dock:mission")) mission->raise();
   connect(editor_, &ScenarioEditor::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
 }
 
@@ -312,6 +339,22 @@ void MainWindow::buildMenus() {
   step->setShortcut(Qt::Key_Period);
   QAction* reset = sim->addAction(tr("R&eset"), this, &MainWindow::resetRun);
   reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  // The timeline from the keyboard: from event to event anywhere in the window; frame steps and
+  // the ends while the 3D view or the timeline has the focus (elsewhere the arrows move in lists).
+  sim->addSeparator();
+  QAction* next = sim->addAction(tr("&Next event"), this, [this] { timeline_->nextEvent(); });
+  next->setShortcut(Qt::Key_N);
+  QAction* previous = sim->addAction(tr("Pre&vious event"), this, [this] { timeline_->previousEvent(); });
+  previous->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_N));
+  const std::pair<QKeySequence, std::function<void()>> keys[] = {
+      {QKeySequence(Qt::Key_Left), [this] { timeline_->setRow(timeline_->row() - 1); }},
+      {QKeySequence(Qt::Key_Right), [this] { timeline_->setRow(timeline_->row() + 1); }},
+      {QKeySequence(Qt::Key_Home), [this] { timeline_->setRow(0); }},
+      {QKeySequence(Qt::Key_End), [this] { timeline_->setRow(history_.rows() - 1); }}};
+  for (const auto& [key, go] : keys) {
+    auto* shortcut = new QShortcut(key, centralWidget(), nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, this, go);
+  }
   bar->addAction(run_action_);
   bar->addAction(step);
   bar->addAction(reset);
@@ -454,6 +497,12 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   view_->setScene(scene_.get());
   requirements_->clear();
   shown_mission_.reset();
+  events_->clear();
+  shown_events_ = 0;
+  saturated_.clear();
+  timeline_->setMarkers({});
+  for (PlotPanel* p : plots_) p->setEvents({}, {});
+  showEvents(runner_->status(), 0);  // the initial instant's
 
   const core::Scenario& s = runner_->scenario();
   const core::Model& m = runner_->model();
@@ -503,13 +552,13 @@ void MainWindow::buildTuningDock() {
   dock->setObjectName("dock:tuning");
   tuning_ = new TuningPanel(this, dock);
   tuning_->setObjectName("tuning");
-  dock->setWidget(tuning_);
+  dock->setWidget(scrollable(tuning_));
   if (auto* scen = findChild<QDockWidget*>("dock:scenario")) {
     tabifyDockWidget(scen, dock);
-    scen->raise();
   } else {
     addDockWidget(Qt::LeftDockWidgetArea, dock);
   }
+  if (auto* mission = findChild<QDockWidget*>("dock:mission")) mission->raise();
 }
 
 void MainWindow::buildGhostActions() {
@@ -548,6 +597,16 @@ void MainWindow::clearGhost() {
 void MainWindow::setGhostVisible(bool visible) {
   for (PlotPanel* p : plots_) p->setGhostVisible(visible);
   if (ghost_show_ && ghost_show_->isChecked() != visible) ghost_show_->setChecked(visible);
+}
+
+void MainWindow::fitToScreen() {
+  if (geometry_restored_) return;
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  if (!screen) return;
+  const QRect area = screen->availableGeometry();
+  const QSize size(area.width() * 9 / 10, area.height() * 9 / 10);
+  resize(size);
+  move(area.center() - QPoint(size.width() / 2, size.height() / 2));
 }
 
 void MainWindow::setRunning(bool running) {
@@ -595,6 +654,7 @@ void MainWindow::tick() {
     runner_->takeRows(history_.columns);
     for (PlotPanel* p : plots_) p->appendRows(from);
     timeline_->rowsChanged();
+    showEvents(st, from);
   }
   // Replay of the recording at the chosen speed.
   const long now = static_cast<long>(QDateTime::currentMSecsSinceEpoch());
@@ -620,6 +680,36 @@ void MainWindow::finishTick(const RunStatus& st) {
   status_->setText(statusText());
   if (st.mission != shown_mission_ || st.finished != shown_finished_) showMission(st);
   if (run_action_->text() != (st.running ? tr("&Pause") : tr("&Run"))) updateRunActions();
+}
+
+void MainWindow::showEvents(const RunStatus& st, int from) {
+  bool changed = st.events.size() != shown_events_;
+  // The saturation intervals, extended over the new rows.
+  if (const int c = history_.find("limits.saturated"); c >= 0) {
+    const auto& t = history_.columns[0];
+    const auto& n = history_.columns[static_cast<std::size_t>(c)];
+    // Each row at a limit stands for the recording interval around it: a single row shows.
+    const double half = history_.rows() > 1 ? 0.5 * (t[1] - t[0]) : 0.0;
+    for (int r = from; r < history_.rows(); ++r) {
+      if (!(n[r] > 0)) continue;
+      if (!saturated_.empty() && r > 0 && n[r - 1] > 0) {
+        saturated_.back().second = t[r] + half;
+      } else {
+        saturated_.push_back({t[r] - half, t[r] + half});
+      }
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  shown_events_ = st.events.size();
+  events_->setEvents(st.events);
+  std::vector<TimelineMarker> markers;
+  markers.reserve(st.events.size());
+  for (const core::SimulationEvent& e : st.events) {
+    markers.push_back({e.time, eventColor(e.kind), QString::fromStdString(e.kind + ": " + e.detail)});
+  }
+  for (PlotPanel* p : plots_) p->setEvents(markers, saturated_);
+  timeline_->setMarkers(std::move(markers));
 }
 
 // The worker's newest metrics (once a second while the run goes, and when it stops): the outcome

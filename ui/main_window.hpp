@@ -35,6 +35,7 @@ struct MissionMetrics;
 namespace grapple::ui {
 
 class CampaignPanel;
+class EventsPanel;
 class ManipulabilityPanel;
 class RequirementsPanel;
 class TuningPanel;
@@ -74,6 +75,10 @@ class MainWindow : public QMainWindow {
   TuningPanel* tuning() const { return tuning_; }
   // The open scenario as loaded (with the edits applied through applyScenario).
   const core::LoadedScenario& loaded() const { return loaded_; }
+
+  // The window's default size: 90 % of the screen's available area, centred, unless a size was
+  // remembered from the last session (QSettings).
+  void fitToScreen();
 
   void setRunning(bool running);
   void stepOnce();
@@ -118,6 +123,11 @@ class MainWindow : public QMainWindow {
   // status bar's outcome ("running" until the run ends; its reason as tooltip).
   RequirementsPanel* requirements() const { return requirements_; }
   QLabel* outcomeLabel() const { return outcome_; }
+  // The run's events (its dock: View > Panels > Events), also marked on the timeline and on every
+  // plot; the intervals where some actuator asks beyond its limit (limits.saturated > 0), shaded
+  // on every plot, as [from, to] in seconds.
+  EventsPanel* events() const { return events_; }
+  const std::vector<std::pair<double, double>>& saturatedIntervals() const { return saturated_; }
   const RunHistory& history() const { return history_; }
   QString statusText() const;
   // The planned end-effector path recorded so far (inertial [m]), one point per driven row.
@@ -155,6 +165,8 @@ class MainWindow : public QMainWindow {
   void updateRunActions();
   void finishTick(const RunStatus& st);
   void showMission(const RunStatus& st);
+  // The new events and saturation intervals of rows [from, history.rows()) onto the timeline and plots.
+  void showEvents(const RunStatus& st, int from);
 
   QString path_, last_error_;
   std::vector<std::pair<std::string, std::string>> overrides_;
@@ -182,8 +194,12 @@ class MainWindow : public QMainWindow {
   QLabel* status_ = nullptr;
   QLabel* outcome_ = nullptr;
   RequirementsPanel* requirements_ = nullptr;
+  EventsPanel* events_ = nullptr;
+  std::size_t shown_events_ = 0;
+  std::vector<std::pair<double, double>> saturated_;
   std::shared_ptr<const core::MissionMetrics> shown_mission_;  // what the panel and outcome show
   bool shown_finished_ = false;
+  bool geometry_restored_ = false;
   QTimer* timer_ = nullptr;
   QComboBox* speed_ = nullptr;
   QDoubleSpinBox* exaggeration_ = nullptr;

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include <QHelpEvent>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <osg/Camera>
 #include <osgGA/OrbitManipulator>
@@ -150,6 +152,20 @@ void OsgWidget::wheelEvent(QWheelEvent* e) {
   window_->getEventQueue()->mouseScroll(e->angleDelta().y() > 0 ? osgGA::GUIEventAdapter::SCROLL_UP
                                                                 : osgGA::GUIEventAdapter::SCROLL_DOWN);
   update();
+}
+
+bool OsgWidget::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = describeAt(help->pos());
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      QToolTip::showText(help->globalPos(), text, this);
+    }
+    return true;
+  }
+  return QOpenGLWidget::event(e);
 }
 
 QString OsgWidget::describeAt(const QPoint& at) {

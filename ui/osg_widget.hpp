@@ -57,6 +57,8 @@ class OsgWidget : public QOpenGLWidget {
   void mouseReleaseEvent(QMouseEvent* e) override;
   void mouseMoveEvent(QMouseEvent* e) override;
   void wheelEvent(QWheelEvent* e) override;
+  // Hovering a body: its description (describeAt) as tooltip.
+  bool event(QEvent* e) override;
 
  private:
   void applyPreset(bool reset_distance);

@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QTemporaryFile>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -28,6 +29,17 @@ namespace {
 bool startsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool endsWith(const std::string& s, const std::string& p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+// A value axis' range over data spanning r (found: there is data): 5 % margins; constant data
+// ±10 % of its value (±1 if zero); no data [-1, 1]. Never the ±1e-9 of a degenerate range.
+QCPRange valueRange(const QCPRange& r, bool found) {
+  if (!found) return QCPRange(-1, 1);
+  if (r.size() <= 1e-12 * std::abs(r.center()) || r.size() == 0) {
+    const double pad = r.center() != 0 ? 0.1 * std::abs(r.center()) : 1.0;
+    return QCPRange(r.center() - pad, r.center() + pad);
+  }
+  return QCPRange(r.lower - 0.05 * r.size(), r.upper + 0.05 * r.size());
 }
 
 const QColor kColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
@@ -45,7 +57,14 @@ int RunHistory::find(const std::string& name) const {
 
 std::vector<PlotPreset> plotPresets() {
   return {
-      {"Energy", [](const std::string& n) { return startsWith(n, "energy.") && n != "energy.potential" && n != "energy.external_work" && n != "energy.dissipated"; }},
+      // The whole system's energy and its parts (the chaser's, the debris', the impact's loss), the
+      // actuators' work and the balance's error; kinetic, elastic, potential and the integrated
+      // body's total on demand.
+      {"Energy",
+       [](const std::string& n) {
+         return n == "energy.system" || n == "energy.chaser" || n == "energy.debris" || n == "energy.impact_loss" ||
+                n == "energy.input_work" || n == "energy.error";
+       }},
       {"Tracking error",
        [](const std::string& n) {
          return n == "plan.ee_error" || n == "distance.ee_target" || (startsWith(n, "joint.") && endsWith(n, ".error"));
@@ -90,13 +109,34 @@ PlotPanel::PlotPanel(const QString& title, std::function<bool(const std::string&
   plot_->setNotAntialiasedElements(QCP::aePlottables);
   plot_->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
   plot_->xAxis->setLabel("time [s]");
+  // The legend under the axes, in as many columns as fit: it never covers the data.
   plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->axisRect()->insetLayout()->simplify();
+  plot_->plotLayout()->addElement(1, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot_->plotLayout()->setRowSpacing(0);
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.8);
   plot_->legend->setFont(small);
   plot_->legend->setRowSpacing(-3);
-  plot_->legend->setBrush(QColor(255, 255, 255, 190));
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  plot_->legend->setColumnSpacing(6);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setBrush(Qt::NoBrush);
+  plot_->legend->setMargins(QMargins(4, 0, 4, 2));
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  connect(plot_, &QCustomPlot::legendClick, this, [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
+    auto* entry = qobject_cast<QCPPlottableLegendItem*>(item);
+    if (!entry) return;
+    for (std::size_t k = 0; k < live_.size(); ++k) {
+      if (live_[k] == entry->plottable()) setCurveVisible(history_->channels[static_cast<std::size_t>(shown_[k])].name, !live_[k]->visible());
+    }
+  });
+  // The values at the mouse's instant.
+  connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+    if (!history_ || !plot_->axisRect()->rect().contains(e->pos())) return;
+    QToolTip::showText(e->globalPosition().toPoint(), valuesAt(plot_->xAxis->pixelToCoord(e->position().x())), plot_);
+  });
   plot_->setMinimumHeight(140);
   plot_->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(plot_, &QWidget::customContextMenuRequested, this, &PlotPanel::contextMenu);
@@ -106,7 +146,9 @@ PlotPanel::PlotPanel(const QString& title, std::function<bool(const std::string&
   cursor_->point2->setCoords(0, 1);
   // The user takes over the view: stop following.
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { follow_button_->setChecked(false); });
-  connect(plot_, &QCustomPlot::mousePress, this, [this] { follow_button_->setChecked(false); });
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+    if (plot_->axisRect()->rect().contains(e->pos())) follow_button_->setChecked(false);
+  });
   layout->addWidget(plot_, 1);
 }
 
@@ -185,12 +227,32 @@ void PlotPanel::rebuildGraphs() {
   plot_->clearGraphs();
   live_.clear();
   ghost_graphs_.clear();
+  // One value axis per unit: the first on the left, the second on the right, more alternately
+  // beside them.
+  for (std::size_t k = 2; k < value_axes_.size(); ++k) plot_->axisRect()->removeAxis(value_axes_[k]);
+  units_.clear();
+  for (int c : shown_) {
+    const QString u = QString::fromStdString(history_->channels[static_cast<std::size_t>(c)].unit);
+    if (!units_.contains(u)) units_ << u;
+  }
+  value_axes_ = {plot_->yAxis, plot_->yAxis2};
+  for (int k = 2; k < units_.size(); ++k) {
+    value_axes_.push_back(plot_->axisRect()->addAxis(k % 2 == 0 ? QCPAxis::atLeft : QCPAxis::atRight));
+  }
+  plot_->yAxis2->setVisible(units_.size() > 1);
+  plot_->yAxis2->setTickLabels(true);
+  for (int k = 0; k < units_.size(); ++k) value_axes_[static_cast<std::size_t>(k)]->setLabel("[" + units_[k] + "]");
+  if (units_.isEmpty()) plot_->yAxis->setLabel({});
+  auto axisFor = [this](int channel) {
+    const int k = units_.indexOf(QString::fromStdString(history_->channels[static_cast<std::size_t>(channel)].unit));
+    return value_axes_[static_cast<std::size_t>(std::max(0, k))];
+  };
   // The previous run first, so that the live graphs are drawn over it.
   if (ghost_ && ghost_visible_ && ghost_->rows() > 0) {
     for (std::size_t k = 0; k < shown_.size(); ++k) {
       const int c = ghost_->find(history_->channels[static_cast<std::size_t>(shown_[k])].name);
       if (c <= 0) continue;
-      QCPGraph* g = plot_->addGraph();
+      QCPGraph* g = plot_->addGraph(plot_->xAxis, axisFor(shown_[k]));
       QColor color = kColors[k % std::size(kColors)];
       color = QColor::fromHsvF(color.hsvHueF(), 0.35 * color.hsvSaturationF(), std::min(1.0, 0.4 + color.valueF()));
       g->setPen(QPen(color, 1.2, Qt::DashLine));
@@ -204,10 +266,9 @@ void PlotPanel::rebuildGraphs() {
       ghost_graphs_.emplace_back(history_->channels[static_cast<std::size_t>(shown_[k])].name, g);
     }
   }
-  QStringList units;
   for (std::size_t k = 0; k < shown_.size(); ++k) {
     const int c = shown_[k];
-    QCPGraph* g = plot_->addGraph();
+    QCPGraph* g = plot_->addGraph(plot_->xAxis, axisFor(c));
     live_.push_back(g);
     const core::ChannelInfo& info = history_->channels[c];
     // Legend: the name without the common group, with the unit.
@@ -219,8 +280,10 @@ void PlotPanel::rebuildGraphs() {
     QVector<QCPGraphData> data(static_cast<int>(t.size()));
     for (std::size_t i = 0; i < t.size(); ++i) data[int(i)] = QCPGraphData(t[i], y[i]);
     g->data()->set(data, true);
-    const QString u = QString::fromStdString(info.unit);
-    if (!units.contains(u)) units << u;
+    if (hidden_.count(info.name)) {
+      g->setVisible(false);
+      if (auto* entry = plot_->legend->itemWithPlottable(g)) entry->setTextColor(Qt::gray);
+    }
   }
   // One legend entry for the whole previous run, last: an empty graph, grey dashed.
   if (!ghost_graphs_.empty()) {
@@ -228,8 +291,8 @@ void PlotPanel::rebuildGraphs() {
     sample->setName(tr("previous run"));
     sample->setPen(QPen(QColor(140, 140, 140), 1.2, Qt::DashLine));
   }
-  plot_->yAxis->setLabel(units.join(", "));
   plot_->legend->setVisible(!shown_.empty() && shown_.size() <= 12);
+  layoutLegend();
   dirty_ = true;
   if (follow_) setFollow(true);
 }
@@ -284,24 +347,120 @@ void PlotPanel::setCursorTime(double t) {
 void PlotPanel::refresh() {
   if (!dirty_ || !isVisible() || visibleRegion().isEmpty()) return;
   if (follow_ && history_ && history_->rows() > 0) {
-    const double t_end = std::max(history_->columns[0].back(), 1e-3);
-    plot_->xAxis->setRange(history_->columns[0].front(), t_end);
-    bool found = false;
-    QCPRange r;
-    for (int g = 0; g < plot_->graphCount(); ++g) {
-      bool ok = false;
-      const QCPRange gr = plot_->graph(g)->data()->valueRange(ok);
-      if (!ok) continue;
-      r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
-      found = true;
-    }
-    if (found) {
-      const double pad = std::max(0.05 * r.size(), 1e-9 + 1e-6 * std::abs(r.center()));
-      plot_->yAxis->setRange(r.lower - pad, r.upper + pad);
+    // At least a second of time, each value axis over its visible curves.
+    const double t0 = history_->columns[0].front();
+    plot_->xAxis->setRange(t0, std::max(history_->columns[0].back(), t0 + 1));
+    for (QCPAxis* axis : value_axes_) {
+      bool found = false;
+      QCPRange r;
+      for (int g = 0; g < plot_->graphCount(); ++g) {
+        QCPGraph* graph = plot_->graph(g);
+        if (graph->valueAxis() != axis || !graph->visible()) continue;
+        bool ok = false;
+        const QCPRange gr = graph->data()->valueRange(ok);
+        if (!ok) continue;
+        r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
+        found = true;
+      }
+      axis->setRange(valueRange(r, found));
     }
   }
   plot_->replot(QCustomPlot::rpQueuedReplot);
   dirty_ = false;
+}
+
+void PlotPanel::setCurveVisible(const std::string& channel, bool visible) {
+  for (std::size_t k = 0; k < live_.size(); ++k) {
+    if (history_->channels[static_cast<std::size_t>(shown_[k])].name != channel) continue;
+    live_[k]->setVisible(visible);
+    if (auto* entry = plot_->legend->itemWithPlottable(live_[k])) entry->setTextColor(visible ? Qt::black : Qt::gray);
+    if (QCPGraph* ghost = ghostGraph(channel)) ghost->setVisible(visible);
+  }
+  if (visible) {
+    hidden_.erase(channel);
+  } else {
+    hidden_.insert(channel);
+  }
+  dirty_ = true;
+  refresh();
+}
+
+QCPAxis* PlotPanel::axisOf(const std::string& channel) const {
+  for (std::size_t k = 0; k < live_.size(); ++k) {
+    if (history_->channels[static_cast<std::size_t>(shown_[k])].name == channel) return live_[k]->valueAxis();
+  }
+  return nullptr;
+}
+
+QString PlotPanel::valuesAt(double t) const {
+  if (!history_ || history_->rows() == 0) return {};
+  const auto& time = history_->columns[0];
+  auto it = std::lower_bound(time.begin(), time.end(), t);
+  if (it == time.end() || (it != time.begin() && t - *(it - 1) < *it - t)) --it;  // the nearest instant
+  const auto row = static_cast<std::size_t>(it - time.begin());
+  QString text = QString("t = %1 s").arg(time[row], 0, 'f', 3);
+  for (std::size_t k = 0; k < live_.size(); ++k) {
+    if (!live_[k]->visible()) continue;
+    const core::ChannelInfo& info = history_->channels[static_cast<std::size_t>(shown_[k])];
+    text += QString("\n%1 = %2 %3")
+                .arg(QString::fromStdString(info.name))
+                .arg(history_->columns[static_cast<std::size_t>(shown_[k])][row], 0, 'g', 6)
+                .arg(QString::fromStdString(info.unit));
+  }
+  return text;
+}
+
+void PlotPanel::setEvents(const std::vector<TimelineMarker>& events, const std::vector<std::pair<double, double>>& saturated) {
+  for (QCPAbstractItem* item : marks_) plot_->removeItem(item);
+  marks_.clear();
+  // Under the curves (the grid's layer), clipped to the axes.
+  for (const auto& [from, to] : saturated) {
+    auto* rect = new QCPItemRect(plot_);
+    rect->setLayer("grid");
+    for (QCPItemPosition* p : {rect->topLeft, rect->bottomRight}) {
+      p->setTypeX(QCPItemPosition::ptPlotCoords);
+      p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+      p->setAxes(plot_->xAxis, plot_->yAxis);
+      p->setAxisRect(plot_->axisRect());
+    }
+    rect->topLeft->setCoords(from, 0);
+    rect->bottomRight->setCoords(to, 1);
+    rect->setPen(Qt::NoPen);
+    rect->setBrush(QColor(255, 110, 0, 50));
+    marks_.push_back(rect);
+  }
+  shaded_ = static_cast<int>(saturated.size());
+  for (const TimelineMarker& e : events) {
+    auto* line = new QCPItemStraightLine(plot_);
+    line->setLayer("grid");
+    QColor c = e.color;
+    c.setAlpha(170);
+    line->setPen(QPen(c, 1));
+    line->point1->setCoords(e.time, 0);
+    line->point2->setCoords(e.time, 1);
+    marks_.push_back(line);
+  }
+  event_lines_ = static_cast<int>(events.size());
+  dirty_ = true;
+}
+
+// The legend's columns: as many as its widest entry allows in the plot's width.
+void PlotPanel::layoutLegend() {
+  QCPLegend* legend = plot_->legend;
+  int widest = 0;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    if (const QCPAbstractLegendItem* item = legend->item(i)) widest = std::max(widest, item->minimumOuterSizeHint().width());  // cells may be empty
+  }
+  const int columns = widest > 0 ? std::max(1, (plot_->width() - 8) / (widest + legend->columnSpacing())) : 1;
+  if (columns != legend->wrap()) {
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+  }
+}
+
+void PlotPanel::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  layoutLegend();
 }
 
 int PlotPanel::pointCount() const {

@@ -1,9 +1,14 @@
 // PlotPanel: one live plot (QCustomPlot) of recorded channels against time, with a channel chooser,
 // zoom and pan (wheel, drag), a "follow" mode that keeps the whole run in view while it grows, and
-// the timeline's cursor. QCustomPlot is forward-declared: its header is heavy.
+// the timeline's cursor. One physical unit per value axis (the first unit on the left, the second
+// on the right, more as further axes); the legend under the plot, never over the data (a click on
+// an entry hides or shows its curve); the values at the mouse's instant as tooltip; the run's
+// events as vertical lines in their kind's colour and the intervals where an actuator is at its
+// limit shaded. QCustomPlot is forward-declared: its header is heavy.
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,10 +16,13 @@
 #include <QWidget>
 
 #include "core/sim/recorder.hpp"
+#include "ui/timeline.hpp"
 
 class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
+class QCPAbstractItem;
+class QCPAxis;
 class QToolButton;
 class QMenu;
 
@@ -55,6 +63,18 @@ class PlotPanel : public QWidget {
   // The ghost graph of a channel (nullptr if none is drawn).
   QCPGraph* ghostGraph(const std::string& channel) const;
 
+  // The run's events (vertical lines) and the intervals [from, to] [s] where some actuator is at
+  // its limit (shaded), replacing the previous ones.
+  void setEvents(const std::vector<TimelineMarker>& events, const std::vector<std::pair<double, double>>& saturated);
+  int eventLineCount() const { return event_lines_; }
+  int shadedCount() const { return shaded_; }
+  // The hover text at time t: the instant and each visible curve's value there, with its unit.
+  QString valuesAt(double t) const;
+  // The value axis a channel is drawn against (nullptr if not shown); each shows one unit.
+  QCPAxis* axisOf(const std::string& channel) const;
+  // Hides or shows a channel's curve (as a click on its legend entry).
+  void setCurveVisible(const std::string& channel, bool visible);
+
   std::vector<std::string> shownChannels() const;
   void showChannels(const std::vector<std::string>& names);
   int pointCount() const;  // data points held by the live graphs (the ghost's not counted)
@@ -78,6 +98,8 @@ class PlotPanel : public QWidget {
   void saveChoice() const;
   void setFollow(bool follow);
   void contextMenu(const QPoint& at);
+  void layoutLegend();
+  void resizeEvent(QResizeEvent* e) override;
 
   QString title_;
   std::function<bool(const std::string&)> defaults_;
@@ -89,6 +111,11 @@ class PlotPanel : public QWidget {
   std::vector<std::pair<std::string, QCPGraph*>> ghost_graphs_;  // (channel, graph)
   QCustomPlot* plot_ = nullptr;
   QCPItemStraightLine* cursor_ = nullptr;
+  std::vector<QCPAxis*> value_axes_;      // one per unit shown, in the order of units_
+  QStringList units_;
+  std::vector<QCPAbstractItem*> marks_;
+  std::set<std::string> hidden_;          // channels whose curve the user hid (legend)   // event lines and shaded intervals
+  int event_lines_ = 0, shaded_ = 0;
   QToolButton* chooser_ = nullptr;
   QToolButton* follow_button_ = nullptr;
   QMenu* menu_ = nullptr;

@@ -1,8 +1,10 @@
 #include "ui/requirements_panel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -72,12 +74,32 @@ RequirementsPanel::RequirementsPanel(QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setToolTip(tr("Double-click a requirement: the timeline goes to its worst value"));
-  table_->setMinimumHeight(150);
+  table_->setMinimumHeight(120);
   layout->addWidget(table_, 1);
+  auto* buttons = new QHBoxLayout;
   goto_first_ = new QPushButton(tr("Go to first violation"), this);
   goto_first_->setObjectName("requirements:first_violation");
   goto_first_->setEnabled(false);
-  layout->addWidget(goto_first_);
+  buttons->addWidget(goto_first_);
+  goto_worst_ = new QPushButton(tr("Go to worst"), this);
+  goto_worst_->setObjectName("requirements:worst");
+  goto_worst_->setToolTip(tr("The instant of the selected requirement's worst value"));
+  goto_worst_->setEnabled(false);
+  buttons->addWidget(goto_worst_);
+  layout->addLayout(buttons);
+  layout->addWidget(new QLabel(tr("<b>Metrics</b> (as in summary.json)"), this));
+  metrics_ = new QTableWidget(0, 2, this);
+  metrics_->setObjectName("requirements:metrics");
+  metrics_->setHorizontalHeaderLabels({tr("Metric"), tr("Value")});
+  metrics_->verticalHeader()->hide();
+  metrics_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  metrics_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  metrics_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  layout->addWidget(metrics_, 1);
+  connect(goto_worst_, &QPushButton::clicked, this, [this] {
+    const int row = std::max(0, table_->currentRow());
+    if (const QTableWidgetItem* worst = table_->item(row, kWorst)) emit timeRequested(worst->data(kWorstTimeRole).toDouble());
+  });
 
   connect(goto_first_, &QPushButton::clicked, this, [this] {
     if (!std::isnan(first_violation_)) emit timeRequested(first_violation_);
@@ -90,6 +112,8 @@ RequirementsPanel::RequirementsPanel(QWidget* parent)
 
 void RequirementsPanel::clear() {
   table_->setRowCount(0);
+  metrics_->setRowCount(0);
+  goto_worst_->setEnabled(false);
   outcome_->setText(tr("No run yet."));
   first_violation_ = std::numeric_limits<double>::quiet_NaN();
   goto_first_->setEnabled(false);
@@ -142,6 +166,17 @@ void RequirementsPanel::setMetrics(const core::MissionMetrics& m, double t, bool
       first_violation_ = c.first_time;
       first_name = QString::fromStdString(c.requirement);
     }
+  }
+  goto_worst_->setEnabled(table_->rowCount() > 0);
+  const std::vector<core::MetricValue> values = core::metricValues(m);
+  metrics_->setRowCount(static_cast<int>(values.size()));
+  for (int r = 0; r < static_cast<int>(values.size()); ++r) {
+    const QString description = QString::fromStdString(values[r].description);
+    metrics_->setItem(r, 0, cell(QString::fromStdString(values[r].key), description));
+    auto* value = cell(std::isnan(values[r].value) ? QString("-") : QString::number(values[r].value, 'g', 4), description);
+    value->setData(Qt::UserRole, values[r].value);
+    value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    metrics_->setItem(r, 1, value);
   }
   goto_first_->setEnabled(!std::isnan(first_violation_));
   goto_first_->setToolTip(std::isnan(first_violation_)

@@ -1,8 +1,9 @@
-// RequirementsPanel: the mission's requirements as checked on the recorded run
+// RequirementsPanel (the Mission panel): the mission's requirements as checked on the recorded run
 // (core::missionMetrics; by default the thesis' Table 8.1): each one's limit, its worst value,
-// met or violated, and its first violation, under the outcome and its reason. "Go to first
-// violation" asks the timeline for the earliest violation's instant, a double-click on a row for
-// the instant of that requirement's worst value (timeRequested). The window feeds it the metrics
+// met or violated, and its first violation, under the outcome and its reason; then the run's
+// metrics, the numbers and names of summary.json's `metrics` (core::metricValues). "Go to first
+// violation" asks the timeline for the earliest violation's instant, "Go to worst" (or a
+// double-click on a row) for the instant of the selected requirement's worst value (timeRequested). The window feeds it the metrics
 // the simulation's worker computes (SimRunner's RunStatus::mission), never computing them itself.
 #pragma once
 
@@ -48,6 +49,10 @@ class RequirementsPanel : public QWidget {
 
   QTableWidget* table() const { return table_; }
   QPushButton* firstViolationButton() const { return goto_first_; }
+  // Goes to the selected requirement's worst value (the first row's if none is selected).
+  QPushButton* worstButton() const { return goto_worst_; }
+  // The run's metrics: key (summary.json's), value (its number in Qt::UserRole), description.
+  QTableWidget* metricsTable() const { return metrics_; }
   QLabel* outcomeLabel() const { return outcome_; }
   // The earliest first violation among the requirements shown [s]; NaN if every one is met.
   double firstViolationTime() const { return first_violation_; }
@@ -59,6 +64,8 @@ class RequirementsPanel : public QWidget {
   QLabel* outcome_;
   QTableWidget* table_;
   QPushButton* goto_first_;
+  QPushButton* goto_worst_;
+  QTableWidget* metrics_;
   double first_violation_;
 };
 

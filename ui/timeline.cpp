@@ -6,19 +6,108 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
 #include <QSlider>
 #include <QStyle>
+#include <QStyleOptionSlider>
+#include <QToolTip>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 namespace grapple::ui {
+
+// The timeline's slider: the events' markers painted over the groove, a click anywhere on it goes
+// there (not a page step), and the markers' tooltips.
+class TimelineSlider : public QSlider {
+ public:
+  explicit TimelineSlider(Timeline* timeline) : QSlider(Qt::Horizontal, timeline), timeline_(timeline) {
+    setMinimumHeight(24);
+    setPageStep(50);
+  }
+
+  // The x (slider coordinates) of a value, and the value at an x: along the groove, as the style
+  // places the handle's centre.
+  int xOf(int value) const {
+    const auto [x0, span] = track();
+    return x0 + QStyle::sliderPositionFromValue(minimum(), maximum(), value, span);
+  }
+  int valueAt(int x) const {
+    const auto [x0, span] = track();
+    return QStyle::sliderValueFromPosition(minimum(), maximum(), x - x0, span);
+  }
+  // Where the handle's centre can go: its x at the minimum and the length it travels.
+  std::pair<int, int> track() const {
+    QStyleOptionSlider opt;
+    initStyleOption(&opt);
+    const QRect groove = style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderGroove, this);
+    const QRect handle = style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderHandle, this);
+    return {groove.x() + handle.width() / 2, groove.width() - handle.width()};
+  }
+  // The marker nearest x within a few pixels; -1 if none.
+  int markerAt(int x) const {
+    int best = -1, best_d = 5;
+    const auto& m = timeline_->markers_;
+    for (int k = 0; k < static_cast<int>(m.size()); ++k) {
+      const int d = std::abs(timeline_->markerX(m[k].time) - x);
+      if (d < best_d) {
+        best_d = d;
+        best = k;
+      }
+    }
+    return best;
+  }
+
+ protected:
+  void paintEvent(QPaintEvent* e) override {
+    QSlider::paintEvent(e);
+    if (timeline_->markers_.empty() || maximum() <= minimum()) return;
+    QPainter p(this);
+    for (const TimelineMarker& m : timeline_->markers_) {
+      const int x = timeline_->markerX(m.time);
+      p.fillRect(QRect(x - 1, 1, 3, height() - 2), m.color);
+    }
+  }
+  void mousePressEvent(QMouseEvent* e) override {
+    if (e->button() == Qt::LeftButton && maximum() > minimum()) {
+      const int x = qRound(e->position().x());
+      const int marker = markerAt(x);
+      // On a marker: its event's instant; elsewhere the instant under the mouse. The handle is
+      // then under the mouse, so the press goes on as a drag.
+      if (marker >= 0) {
+        timeline_->setTime(timeline_->markers_[marker].time);
+      } else {
+        setValue(valueAt(x));
+      }
+    }
+    QSlider::mousePressEvent(e);
+  }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::ToolTip) {
+      auto* help = static_cast<QHelpEvent*>(e);
+      const int marker = markerAt(help->pos().x());
+      if (marker >= 0) {
+        const TimelineMarker& m = timeline_->markers_[marker];
+        QToolTip::showText(help->globalPos(), QString("t = %1 s: %2").arg(m.time, 0, 'f', 3).arg(m.text), this);
+      } else {
+        QToolTip::hideText();
+      }
+      return true;
+    }
+    return QSlider::event(e);
+  }
+
+ private:
+  Timeline* timeline_;
+};
 
 Timeline::Timeline(QWidget* parent) : QWidget(parent) {
   // The slider over the whole width, the controls under it.
   auto* rows = new QVBoxLayout(this);
   rows->setContentsMargins(4, 2, 4, 2);
   rows->setSpacing(0);
-  slider_ = new QSlider(Qt::Horizontal, this);
+  slider_ = new TimelineSlider(this);
+  slider_->setToolTip(tr("Click: go there; the coloured marks are the run's events (Events panel)"));
   slider_->setObjectName("timelineSlider");
   slider_->setRange(0, 0);
   rows->addWidget(slider_);
@@ -160,6 +249,40 @@ void Timeline::advance(double dt_sim) {
     updateWidgets();
     emit rowChanged(row_);
   }
+}
+
+void Timeline::setMarkers(std::vector<TimelineMarker> markers) {
+  markers_ = std::move(markers);
+  slider_->update();
+}
+
+int Timeline::markerX(double t) const {
+  const int n = times_ ? static_cast<int>(times_->size()) : 0;
+  return static_cast<const TimelineSlider*>(slider_)->xOf(n > 0 ? rowAt(t) : 0);
+}
+
+// Events are compared by their recorded instant (several may share one: the grasp and the
+// attachment): the next is the first whose instant is after the cursor's.
+bool Timeline::nextEvent() {
+  if (!times_ || times_->empty()) return false;
+  for (const TimelineMarker& m : markers_) {
+    if (rowAt(m.time) > row_) {
+      setTime(m.time);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Timeline::previousEvent() {
+  if (!times_ || times_->empty()) return false;
+  for (auto it = markers_.rbegin(); it != markers_.rend(); ++it) {
+    if (rowAt(it->time) < row_) {
+      setTime(it->time);
+      return true;
+    }
+  }
+  return false;
 }
 
 double Timeline::time() const {

@@ -1,10 +1,15 @@
 // Timeline: the recorded run under the 3D view. A slider over the recorded instants, frame steps,
 // a "live" mode that follows the newest instant while the simulation runs, replay of the recording
-// at the simulation speed, and a loop window [from, to] for the replay.
+// at the simulation speed, and a loop window [from, to] for the replay. The run's events are
+// marked on the slider's groove in their kind's colour (their kind and detail as tooltip); a
+// click on the groove goes to that instant (on a marker: to its event's), the slider's keys step
+// (arrows, Page Up/Down) and jump (Home, End), nextEvent()/previousEvent() go from event to event.
 #pragma once
 
 #include <vector>
 
+#include <QColor>
+#include <QString>
 #include <QWidget>
 
 class QSlider;
@@ -14,6 +19,13 @@ class QDoubleSpinBox;
 class QCheckBox;
 
 namespace grapple::ui {
+
+// An event drawn on the timeline.
+struct TimelineMarker {
+  double time;   // [s]
+  QColor color;
+  QString text;  // tooltip: kind and detail
+};
 
 class Timeline : public QWidget {
   Q_OBJECT
@@ -36,6 +48,16 @@ class Timeline : public QWidget {
   void setLoop(bool on, double from, double to);
   double time() const;          // of the cursor [s]
 
+  // The events to mark (in time order; held as a copy).
+  void setMarkers(std::vector<TimelineMarker> markers);
+  const std::vector<TimelineMarker>& markers() const { return markers_; }
+  // The first event after the cursor's instant (before it); false if there is none.
+  bool nextEvent();
+  bool previousEvent();
+  // The slider (its groove holds the markers); the x of `t` on it, in its own coordinates.
+  QSlider* slider() const { return slider_; }
+  int markerX(double t) const;
+
  signals:
   void rowChanged(int row);
 
@@ -43,7 +65,9 @@ class Timeline : public QWidget {
   void updateWidgets();
   int rowAt(double t) const;
 
+  friend class TimelineSlider;
   const std::vector<double>* times_ = nullptr;
+  std::vector<TimelineMarker> markers_;
   int row_ = 0;
   bool live_ = true, replaying_ = false;
   double replay_t_ = 0;

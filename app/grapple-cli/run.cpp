@@ -93,20 +93,7 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
   w.field("steps", static_cast<double>(st.steps)).field("rejected_steps", static_cast<double>(st.rejected));
   w.endObject();
   w.key("metrics").beginObject();
-  w.field("max_energy_error_J", m.energy_error);
-  w.field("max_linear_momentum_drift_kg_m_s", m.momentum_p);
-  w.field("max_angular_momentum_drift_kg_m2_s", m.momentum_L);
-  w.field("base_position_drift_max_m", m.base_position);
-  w.field("base_attitude_drift_max_deg", m.base_attitude);
-  w.field("base_torque_peak_Nm", m.base_torque_peak);
-  w.field("joint_torque_peak_Nm", m.joint_torque_peak);
-  w.field("joint_torque_rms_Nm", m.joint_torque_rms);  // the largest joint's
-  w.field("base_torque_rms_Nm", m.base_torque_rms).field("base_force_peak_N", m.base_force_peak);
-  w.field("base_force_rms_N", m.base_force_rms);
-  w.field("saturated_time_s", m.saturated_time);  // some joint or bus torque at its limit
-  w.field("fuel_kg", m.fuel);  // eq. 9.1 with chaser.thrusters; 0 without (reaction wheels)
-  w.field("max_joint_tracking_error_rad", m.tracking);
-  if (!std::isnan(m.min_distance)) w.field("min_ee_target_distance_m", m.min_distance);
+  for (const MetricValue& v : metricValues(m)) w.field(v.key, v.value);
   if (m.has_capture || m.outcome == Outcome::kFailed) {
     w.field("outcome", std::string(outcomeName(m.outcome)));
     w.field("outcome_reason", m.outcome_reason);
@@ -114,7 +101,6 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
   if (m.has_capture) {
     w.key("captured").value(m.captured());  // grasped with every requirement met
     w.key("grasped").value(m.grasped);
-    w.field("aborts", m.aborts);
     w.key("violations").beginArray();
     for (const Violation& v : m.violations) {
       w.beginObject().field("requirement", v.requirement).field("unit", v.unit).field("limit", v.limit);
@@ -128,20 +114,6 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
       w.field("description", c.description).endObject();
     }
     w.endArray();
-    w.field("capture_time_s", m.capture_time);               // null if no grasp
-    w.field("planned_capture_time_s", m.planned_capture);
-    w.field("ee_error_to_plan_max_m", m.plan_error);
-    w.field("ee_error_to_target_max_m", m.target_error_after);  // after the planned capture time
-    w.field("ee_error_to_plan_rms_m", m.plan_error_rms);
-    w.field("ee_error_to_target_rms_m", m.target_error_rms);  // from the planned meeting to the grasp
-    w.field("capture_relative_speed_mps", m.capture_relative_speed);
-    w.field("base_attitude_drift_to_capture_max_deg", m.attitude_at_capture);
-    w.field("residual_rate_deg_s", m.residual_rate);  // the composite's, at the end
-    if (m.impact.happened) {
-      w.field("capture_impulse_Ns", m.impact.impulse.norm());
-      w.field("capture_angular_impulse_Nms", m.impact.angular_impulse.norm());
-      w.field("capture_energy_lost_J", m.impact.energy_lost);
-    }
   }
   w.endObject();
   w.key("events").beginArray();

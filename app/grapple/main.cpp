@@ -1,4 +1,8 @@
 // grapple: the desktop application. grapple [SCENARIO] [options]
+//   --help, --version   print and quit (no display needed)
+//   --compare key=value run the scenario to its end, then again with the value changed (repeatable),
+//                       the first run kept as the plots' ghost (as Tuning's "Apply and rerun")
+//   --raise PANEL       bring a docked panel to the front (its object name, e.g. dock:editor)
 //   --run               start the simulation at once
 //   --speed X|max       simulation speed (simulated s per wall s), or as fast as possible
 //   --set key=value     override a scenario value, as grapple-cli run --set (repeatable)
@@ -14,13 +18,16 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSurfaceFormat>
 #include <QTimer>
 
+#include "core/io/scenario_yaml.hpp"
 #include "ui/main_window.hpp"
 #include "ui/osg_widget.hpp"
 #include "ui/sim_runner.hpp"
@@ -35,16 +42,68 @@ double residentMiB() {
   return resident * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
+constexpr const char* kUsage =
+    "usage: grapple [SCENARIO] [--run] [--speed X|max] [--set key=value]... [--size WxH]\n"
+    "               [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T]\n"
+    "               [--compare key=value]... [--raise PANEL]... [--help] [--version]\n";
+
 int usage(const char* why) {
-  std::fprintf(stderr, "grapple: %s\nusage: grapple [SCENARIO] [--run] [--speed X|max] [--set key=value]... "
-                       "[--size WxH] [--screenshot FILE [--at T]] [--benchmark SECONDS] [--replay --at T]\n", why);
+  std::fprintf(stderr, "grapple: %s\n%s", why, kUsage);
   return 2;
+}
+
+constexpr const char* kHelp =
+    "grapple: the desktop application of Grapple (the capture in 3D, live plots, the timeline with the\n"
+    "run's events, the mission's requirements, tuning, the scenario editor, exports).\n"
+    "  SCENARIO            a scenario file (default: the built-in capture_flexible.yaml)\n"
+    "  --run               start the simulation at once\n"
+    "  --speed X|max       simulated seconds per wall second, or as fast as possible\n"
+    "  --set key=value     override a scenario value, as grapple-cli run --set (repeatable)\n"
+    "  --size WxH          window size (default: most of the screen)\n"
+    "  --screenshot FILE   grab the window to FILE (PNG) once the simulated time reaches --at T\n"
+    "                      (default 10 s), then quit\n"
+    "  --benchmark S       run S s of wall time, print start-up time, frame rate, real-time factor and\n"
+    "                      memory, then quit\n"
+    "  --replay --at T     simulate to T as fast as possible, then replay [0, T] in a loop\n"
+    "  --compare key=value run to the end, then rerun with the value changed (repeatable), the\n"
+    "                      first run kept as the plots' dashed ghost\n"
+    "  --raise PANEL       bring a docked panel to the front (dock:mission, dock:events,\n"
+    "                      dock:editor, dock:tuning, plot:Energy, ...)\n"
+    "It needs a display (X11 or Wayland). Without one: grapple-cli run SCENARIO runs the mission\n"
+    "headless, and grapple-cli video SCENARIO --out run.mp4 films it.\n";
+
+// Whether Qt can open a window: a display, or a platform that needs none (offscreen, ...).
+bool haveDisplay() {
+  const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+  if (!platform.isEmpty() && !platform.startsWith("xcb") && !platform.startsWith("wayland")) return true;
+  if (platform.startsWith("wayland")) return !qgetenv("WAYLAND_DISPLAY").isEmpty();
+  if (platform.startsWith("xcb")) return !qgetenv("DISPLAY").isEmpty();
+  return !qgetenv("DISPLAY").isEmpty() || !qgetenv("WAYLAND_DISPLAY").isEmpty();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
+  // What needs no window, before Qt looks for a display.
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s%s", kUsage, kHelp);
+      return 0;
+    }
+    if (a == "--version") {
+      std::printf("grapple %s\n", GRAPPLE_VERSION);
+      return 0;
+    }
+  }
+  if (!haveDisplay()) {
+    std::fprintf(stderr,
+                 "grapple: no display (neither DISPLAY nor WAYLAND_DISPLAY is set): the desktop application needs "
+                 "one.\n  Headless: grapple-cli run SCENARIO (the mission, its channels and summary), then\n"
+                 "  grapple-cli video SCENARIO --out run.mp4 to see it; or run grapple under xvfb-run.\n");
+    return 2;
+  }
   // Debian's OSG is fixed-function GL: a compatibility profile.
   QSurfaceFormat format;
   format.setProfile(QSurfaceFormat::CompatibilityProfile);
@@ -59,8 +118,9 @@ int main(int argc, char** argv) {
   QString scenario, screenshot;
   bool run = false, replay = false;
   double speed = 1, at = 10, benchmark = 0;
-  int width = 1280, height = 800;
-  std::vector<std::pair<std::string, std::string>> overrides;
+  int width = 0, height = 0;  // --size; default: most of the screen
+  std::vector<std::pair<std::string, std::string>> overrides, compare;
+  QStringList raise;
   const QStringList args = app.arguments();
   for (int k = 1; k < args.size(); ++k) {
     const QString& a = args[k];
@@ -74,11 +134,13 @@ int main(int argc, char** argv) {
       } else if (a == "--speed") {
         const QString v = next();
         speed = v == "max" ? 0.0 : v.toDouble();
-      } else if (a == "--set") {
+      } else if (a == "--set" || a == "--compare") {
         const QString kv = next();
         const int eq = kv.indexOf('=');
-        if (eq <= 0) return usage("--set expects key=value");
-        overrides.emplace_back(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString());
+        if (eq <= 0) return usage((a.toStdString() + " expects key=value").c_str());
+        (a == "--set" ? overrides : compare).emplace_back(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString());
+      } else if (a == "--raise") {
+        raise << next();
       } else if (a == "--size") {
         const QStringList wh = next().split('x');
         if (wh.size() != 2) return usage("--size expects WxH");
@@ -104,11 +166,40 @@ int main(int argc, char** argv) {
 
   grapple::ui::MainWindow window;
   window.setOverrides(overrides);
-  if (!screenshot.isEmpty() || benchmark > 0) window.resize(width, height);
+  if (width > 0 && height > 0) {
+    window.resize(width, height);
+  } else if (!screenshot.isEmpty() || benchmark > 0) {
+    window.resize(1280, 800);  // figures comparable from run to run
+  } else {
+    window.fitToScreen();
+  }
   window.show();
   if (!window.openScenario(scenario.isEmpty() ? grapple::ui::MainWindow::defaultScenario() : scenario) &&
       !scenario.isEmpty()) {
     window.openScenario(grapple::ui::MainWindow::defaultScenario());
+  }
+  if (!compare.empty() && window.runner()) {
+    // The first run to its end as fast as possible, then the changed one beside it.
+    window.runner()->setSpeed(0);
+    window.runner()->setRunning(true);
+    window.runner()->waitUntil(std::numeric_limits<double>::infinity(), 3600);
+    window.tick();
+    auto changed = overrides;
+    changed.insert(changed.end(), compare.begin(), compare.end());
+    try {
+      if (!window.rerunKeepingGhost(grapple::core::loadScenario(window.scenarioPath().toStdString(), changed))) return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "grapple: --compare: %s\n", e.what());
+      return 2;
+    }
+  }
+  for (const QString& name : raise) {
+    auto* dock = window.findChild<QDockWidget*>(name);
+    if (!dock) return usage(("no panel " + name.toStdString()).c_str());
+    QTimer::singleShot(10, dock, [dock] {
+      dock->show();
+      dock->raise();
+    });
   }
   window.setSpeed(replay ? 0.0 : speed);
   if ((!screenshot.isEmpty() || replay) && window.runner()) {

@@ -96,6 +96,47 @@ std::string_view outcomeName(Outcome o) {
   return "?";
 }
 
+std::vector<MetricValue> metricValues(const MissionMetrics& m) {
+  std::vector<MetricValue> v{
+      {"max_energy_error_J", m.energy_error, "largest error of the energy balance"},
+      {"max_linear_momentum_drift_kg_m_s", m.momentum_p, "largest drift of the linear momentum"},
+      {"max_angular_momentum_drift_kg_m2_s", m.momentum_L, "largest drift of the angular momentum"},
+      {"base_position_drift_max_m", m.base_position, "largest drift of the bus position"},
+      {"base_attitude_drift_max_deg", m.base_attitude, "largest drift of the bus attitude, whole run"},
+      {"base_torque_peak_Nm", m.base_torque_peak, "largest bus torque applied, per axis"},
+      {"joint_torque_peak_Nm", m.joint_torque_peak, "largest joint torque applied"},
+      {"joint_torque_rms_Nm", m.joint_torque_rms, "RMS torque of the most loaded joint"},
+      {"base_torque_rms_Nm", m.base_torque_rms, "RMS of the bus torque's norm"},
+      {"base_force_peak_N", m.base_force_peak, "largest bus force"},
+      {"base_force_rms_N", m.base_force_rms, "RMS of the bus force's norm"},
+      {"saturated_time_s", m.saturated_time, "time with some joint or bus torque at its limit"},
+      {"fuel_kg", m.fuel, "thrusters' propellant (eq. 9.1), 0 with reaction wheels"},
+      {"max_joint_tracking_error_rad", m.tracking, "largest error of a joint to its path"},
+  };
+  if (!std::isnan(m.min_distance)) v.push_back({"min_ee_target_distance_m", m.min_distance, "least hand to grasp point distance"});
+  if (!m.has_capture) return v;
+  v.insert(v.end(), {
+      {"aborts", static_cast<double>(m.aborts), "capture attempts aborted"},
+      {"capture_time_s", m.capture_time, "when the gripper closed"},
+      {"planned_capture_time_s", m.planned_capture, "when the plan has the hand meet the grasp point"},
+      {"ee_error_to_plan_max_m", m.plan_error, "largest hand error to the plan"},
+      {"ee_error_to_target_max_m", m.target_error_after, "largest hand distance to the grasp point after the planned meeting"},
+      {"ee_error_to_plan_rms_m", m.plan_error_rms, "RMS hand error to the plan"},
+      {"ee_error_to_target_rms_m", m.target_error_rms, "RMS hand distance to the grasp point, planned meeting to grasp"},
+      {"capture_relative_speed_mps", m.capture_relative_speed, "hand speed relative to the grasp point at the grasp"},
+      {"base_attitude_drift_to_capture_max_deg", m.attitude_at_capture, "largest bus attitude drift until the grasp"},
+      {"residual_rate_deg_s", m.residual_rate, "the composite's rotation rate at the end"},
+  });
+  if (m.impact.happened) {
+    v.insert(v.end(), {
+        {"capture_impulse_Ns", m.impact.impulse.norm(), "linear impulse of the grasp on the debris"},
+        {"capture_angular_impulse_Nms", m.impact.angular_impulse.norm(), "angular impulse of the grasp on the debris"},
+        {"capture_energy_lost_J", m.impact.energy_lost, "kinetic energy the inelastic impact took away"},
+    });
+  }
+  return v;
+}
+
 MissionMetrics missionMetrics(const Simulation& sim) {
   const Recorder& r = sim.recorder();
   MissionMetrics m;

@@ -64,4 +64,15 @@ struct MissionMetrics {
 
 MissionMetrics missionMetrics(const Simulation& sim);
 
+// The run's metrics as numbers under the names summary.json's `metrics` gives them (the CLI writes
+// these, the application lists them): the general ones, then with a capture controller the
+// capture's (NaN when not reached: null in the JSON). Those that do not apply are left out (the
+// least distance without a debris, the impact before a grasp).
+struct MetricValue {
+  std::string key;          // e.g. "base_attitude_drift_max_deg"
+  double value = 0;
+  std::string description;  // what it measures
+};
+std::vector<MetricValue> metricValues(const MissionMetrics& m);
+
 }  // namespace grapple::core

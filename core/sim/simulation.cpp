@@ -369,6 +369,12 @@ void Simulation::Impl::setUpChannels() {
                         "dissipated", "error"}) {
     r.add(std::string("energy.") + c, "J");
   }
+  // The whole system's energy (chaser and debris, before and after the grasp) and its parts; the
+  // kinetic energy the grasp's inelastic impact takes away is its own channel.
+  r.add("energy.system", "J");
+  if (scenario.debris.enabled) {
+    for (const char* c : {"chaser", "debris", "impact_loss"}) r.add(std::string("energy.") + c, "J");
+  }
   for (const char* c : {"px", "py", "pz"}) r.add(std::string("momentum.") + c, "kg m/s");
   for (const char* c : {"Lx", "Ly", "Lz"}) r.add(std::string("momentum.") + c, "kg m^2/s");
   for (const char* c : {"x", "y", "z"}) r.add(std::string("com.") + c, "m");  // whole chaser
@@ -395,6 +401,9 @@ void Simulation::Impl::setUpChannels() {
   // What the controllers asked before any limit: the requirements on torques are checked on these.
   if (m.hasFreeBase()) r.add("base.torque_demand", "N m");
   r.add("arm.torque_demand", "N m");
+  // How many actuators ask beyond their limit (each joint's effort limit, the bus torque's): the
+  // intervals where the run is limited by its actuators.
+  r.add("limits.saturated", "1");
   row_values.assign(r.channels(), 0.0);
 }
 
@@ -479,6 +488,19 @@ void Simulation::Impl::record() {
   const double w_in = x[iwork], w_ext = x[iwork + 1], w_diss = x[iwork + 2];
   if (row == 0) energy0 = total;
   for (double e : {ek, ee, ep, total, w_in, w_ext, w_diss, total + w_diss - w_in - w_ext - energy0}) put(e);
+  if (scenario.debris.enabled) {
+    // The debris' own energy: kinetic (translation and rotation) and, under uniform gravity,
+    // potential. Once attached it moves with the hand (carryDebris) and its mass is part of the
+    // composite's total, so the chaser's share is the rest: kinetic energy is additive over bodies.
+    const DebrisState d = debrisOf(x, idebris);
+    const double md = scenario.debris.properties.mass;
+    const double e_debris = 0.5 * md * d.v_W.squaredNorm() + debrisRotationalEnergy(scenario.debris.properties, d) -
+                            md * m.gravity_W.dot(d.r_W);
+    const double e_system = attached ? total : total + e_debris;
+    for (double e : {e_system, e_system - e_debris, e_debris, impact.energy_lost}) put(e);
+  } else {
+    put(total);
+  }
   for (int k = 0; k < 6; ++k) put(mom[k]);
   const Vector3 com = centerOfMass(m, data, q);
   for (int k = 0; k < 3; ++k) put(com[k]);
@@ -550,6 +572,11 @@ void Simulation::Impl::record() {
     if (m.joint[i].nv == 1) arm_demand = std::max(arm_demand, std::abs(tau_cmd[m.joint[i].idx_v]));
   }
   put(arm_demand);
+  int at_limit = static_cast<int>(std::count(saturated.begin(), saturated.end(), 1));
+  if (const auto& ac = scenario.chaser.attitude_control; m.hasFreeBase() && ac && ac->active()) {
+    at_limit += bus_demand > ac->torque_limit;
+  }
+  put(at_limit);
   recorder.append(row_values);
   ++row;
   if (attach_pending) {

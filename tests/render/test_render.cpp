@@ -120,6 +120,22 @@ class TestRender : public QObject {
     }
   }
 
+  // The hand's error vector runs from the drawn hand to the grasp point, where the debris' drawn
+  // transform carries the grasp point (its body coordinates).
+  void handErrorVectorEndsOnTheGraspPoint() {
+    render::CaptureScene scene(loaded_.model, loaded_.scenario);
+    Collector c;
+    scene.root()->accept(c);
+    const render::Snapshot s = deformedState();
+    scene.update(s);
+    const auto [from, to] = scene.handErrorVector();
+    QVERIFY((from - scene.endEffectorPosition()).norm() < 1e-12);
+    const Vector3& g = loaded_.scenario.debris.properties.target_B;
+    const Vector3 grasp = world(c.named["debris"], osg::Vec3(g.x(), g.y(), g.z()));
+    QVERIFY((to - grasp).norm() < 1e-5);
+    QVERIFY((to - from).norm() > 0.1);  // the debris' initial state is far from the hand
+  }
+
   // The manipulability ellipsoid: drawn at the hand (the displayed one), its semi-axes the
   // singular directions times the singular values of the rigid-equivalent arm's J* (position).
   void ellipsoidIsTheArmsManipulability() {

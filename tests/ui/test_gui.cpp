@@ -235,7 +235,8 @@ class TestGui : public QObject {
     ui::PlotPanel* energy = window_->plots().front();
     QCOMPARE(energy->title(), QString("Energy"));
     const auto shown = energy->shownChannels();
-    QVERIFY(std::find(shown.begin(), shown.end(), "energy.total") != shown.end());
+    // The whole system's energy by default (chaser and debris; the impact's loss apart).
+    QVERIFY(std::find(shown.begin(), shown.end(), "energy.system") != shown.end());
     // The user chooses the channels.
     energy->showChannels({"energy.kinetic"});
     QCOMPARE(energy->pointCount(), rows);

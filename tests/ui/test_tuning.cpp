@@ -98,7 +98,7 @@ class TestTuning : public QObject {
   std::unique_ptr<ui::MainWindow> window_;
   QTemporaryDir tmp_;
   ui::TuningPanel* tuning() { return window_->tuning(); }
-  QDockWidget* tuningDock() { return qobject_cast<QDockWidget*>(window_->tuning()->parentWidget()); }
+  QDockWidget* tuningDock() { return window_->findChild<QDockWidget*>("dock:tuning"); }
 
  private slots:
   void initTestCase() {
