@@ -21,6 +21,8 @@ namespace {
 using Complex = std::complex<double>;
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kPerformanceHalvings = 12;  // robust performance: the smallest box tried is 2^-12 of 1/μ_u
+constexpr int kMixedSteps = 7;  // bisection steps of the D-G bound: within μ_C/128
 
 // The largest singular value of B and its vectors (B v = σ u), from the Hermitian B* B.
 struct Top {
@@ -45,7 +47,7 @@ Eigen::MatrixXcd scaled(const Eigen::MatrixXcd& M, const Eigen::VectorXd& x, Eig
   return p.asDiagonal() * M * m.asDiagonal();
 }
 
-// φ = σ̄((I+G²)^(-1/4) (D M D⁻¹/β - jG) (I+G²)^(-1/4)) and its gradient in (x, g, β).
+// φ = σ̄((I+G²)^(-1/4) (D M D⁻¹/β - jG) (I+G²)^(-1/4)) at z = (x, g, β), and its gradient in (x, g).
 double phi(const Eigen::MatrixXcd& M, Eigen::Index nr, const double* z, double* grad) {
   const Eigen::Index n = M.rows();
   const Eigen::Map<const Eigen::VectorXd> x(z, nr), g(z + nr, nr);
@@ -58,15 +60,12 @@ double phi(const Eigen::MatrixXcd& M, Eigen::Index nr, const double* z, double* 
   const Top t = topSingular(B);
   if (grad) {
     const double s = t.sigma;
-    Complex w(0, 0);  // u* Q G Q v
-    for (Eigen::Index i = 0; i < nr; ++i) w += std::conj(t.u[i]) * q[i] * g[i] * q[i] * t.v[i];
     for (Eigen::Index i = 0; i < nr; ++i) {
       const double uu = std::norm(t.u[i]), vv = std::norm(t.v[i]);
       grad[i] = s * (uu - vv);
       const double c = -g[i] / (2 * (1 + g[i] * g[i]));
       grad[nr + i] = c * s * (uu + vv) + q[i] * q[i] * std::imag(std::conj(t.u[i]) * t.v[i]);
     }
-    grad[2 * nr] = (-s + w.imag()) / beta;
   }
   return t.sigma;
 }
@@ -76,7 +75,8 @@ struct BoundProblem {
   Eigen::Index nr = 0;
   double best_sigma = kInf;
   Eigen::VectorXd best_x;
-  // Mixed: the smallest β seen with φ ≤ 1, and its scalings.
+  // Mixed: the β tried, set to best_beta with the point once φ ≤ 1 there.
+  double beta = 0;
   double best_beta = kInf;
   Eigen::VectorXd best_z;
 };
@@ -95,27 +95,26 @@ double complexObjective(unsigned n, const double* x, double* grad, void* data) {
   return t.sigma;
 }
 
-double betaObjective(unsigned n, const double* z, double* grad, void*) {
-  if (grad) {
-    std::fill(grad, grad + n, 0.0);
-    grad[n - 1] = 1;
-  }
-  return z[n - 1];
-}
-
-double phiConstraint(unsigned n, const double* z, double* grad, void* data) {
+// φ at the problem's β, as a function of (x, g); records the point when φ ≤ 1.
+double phiObjective(unsigned n, const double* xg, double* grad, void* data) {
   auto* p = static_cast<BoundProblem*>(data);
-  const double f = phi(*p->M, p->nr, z, grad);
-  if (f <= 1 && z[n - 1] < p->best_beta) {
-    p->best_beta = z[n - 1];
-    p->best_z = Eigen::Map<const Eigen::VectorXd>(z, n);
+  Eigen::VectorXd z(n + 1);
+  z.head(n) = Eigen::Map<const Eigen::VectorXd>(xg, n);
+  z[n] = p->beta;
+  std::vector<double> full(n + 1);
+  const double f = phi(*p->M, p->nr, z.data(), grad ? full.data() : nullptr);
+  if (grad) std::copy(full.begin(), full.begin() + n, grad);
+  if (f <= 1) {
+    p->best_beta = p->beta;
+    p->best_z = z;
   }
-  return f - 1;
+  return f;
 }
 
 }  // namespace
 
-MuUpperBound muUpperBound(const Eigen::MatrixXcd& M, Eigen::Index nr, Eigen::Index nc, const Eigen::VectorXd& warm) {
+MuUpperBound muUpperBound(const Eigen::MatrixXcd& M, Eigen::Index nr, Eigen::Index nc, const Eigen::VectorXd& warm,
+                          bool mixed) {
   if (M.rows() != M.cols() || nr < 0 || nc < 0 || nr + nc != M.rows()) throw std::invalid_argument("mu: the structure does not match the matrix");
   if (!M.allFinite()) throw std::invalid_argument("mu: the matrix is not finite");
   MuUpperBound out;
@@ -164,49 +163,46 @@ MuUpperBound muUpperBound(const Eigen::MatrixXcd& M, Eigen::Index nr, Eigen::Ind
   out.complex_bound = p.best_sigma;
   out.mixed_bound = p.best_sigma;
   out.d = p.best_x.size() == nr ? p.best_x : x;
-  if (nr == 0 || out.complex_bound == 0) return out;
-  // G: min β subject to φ(x, g, β) ≤ 1, from the complex scalings (g = 0, β = μ_C is feasible).
-  const unsigned n = static_cast<unsigned>(2 * nr + 1);
-  std::vector<double> z(n, 0.0), lo(n), hi(n);
-  for (Eigen::Index i = 0; i < nr; ++i) {
-    z[static_cast<std::size_t>(i)] = out.d[i];
-    lo[static_cast<std::size_t>(i)] = -40;
-    hi[static_cast<std::size_t>(i)] = 40;
-    lo[static_cast<std::size_t>(nr + i)] = -1e4;
-    hi[static_cast<std::size_t>(nr + i)] = 1e4;
-  }
-  z[n - 1] = out.complex_bound * (1 + 1e-9);
-  lo[n - 1] = 1e-9 * out.complex_bound;
-  hi[n - 1] = out.complex_bound * (1 + 1e-6);
-  nlopt::opt o(nlopt::LD_SLSQP, n);
-  o.set_min_objective(betaObjective, nullptr);
-  o.add_inequality_constraint(phiConstraint, &p, 1e-10);
-  o.set_lower_bounds(lo);
-  o.set_upper_bounds(hi);
-  o.set_maxeval(150);
-  o.set_xtol_rel(1e-5);
-  double f = 0;
-  try {
-    o.optimize(z, f);
-  } catch (const std::exception&) {
-  }
-  if (p.best_z.size() == static_cast<Eigen::Index>(n) && p.best_beta < out.mixed_bound) {
-    // The scalings fixed, the smallest β that still passes (bisection; each pass verified).
-    Eigen::VectorXd zb = p.best_z;
-    double ok = p.best_beta, bad = 0.5 * ok;
-    zb[n - 1] = bad;
-    if (phi(M, nr, zb.data(), nullptr) <= 1) ok = bad, bad = 0;
-    for (int k = 0; k < 25 && ok - bad > 1e-7 * ok; ++k) {
-      zb[n - 1] = 0.5 * (ok + bad);
-      if (phi(M, nr, zb.data(), nullptr) <= 1) {
-        ok = zb[n - 1];
-      } else {
-        bad = zb[n - 1];
-      }
+  if (!mixed || nr == 0 || out.complex_bound == 0) return out;
+  // G: bisection on β in ]0, μ_C]; β passes when L-BFGS finds (x, g) with φ(x, g, β) ≤ 1 (every
+  // pass verified at its scalings), each search started from the last passing scalings.
+  const unsigned n = static_cast<unsigned>(2 * nr);
+  Eigen::VectorXd zbest = Eigen::VectorXd::Zero(2 * nr + 1);
+  zbest.head(nr) = out.d;
+  double hi = out.complex_bound, lo = 0;
+  for (int step = 0; step < kMixedSteps; ++step) {
+    const double beta = 0.5 * (lo + hi);
+    p.beta = beta;
+    p.best_beta = kInf;
+    std::vector<double> z(zbest.data(), zbest.data() + n);
+    nlopt::opt o(nlopt::LD_LBFGS, n);
+    o.set_min_objective(phiObjective, &p);
+    std::vector<double> lb(n, -40), ub(n, 40);
+    for (Eigen::Index i = 0; i < nr; ++i) {
+      lb[static_cast<std::size_t>(nr + i)] = -1e4;
+      ub[static_cast<std::size_t>(nr + i)] = 1e4;
     }
-    out.mixed_bound = ok;
-    out.d = p.best_z.head(nr);
-    out.g = p.best_z.segment(nr, nr);
+    o.set_lower_bounds(lb);
+    o.set_upper_bounds(ub);
+    o.set_stopval(0.999);
+    o.set_maxeval(60);
+    double f = 0;
+    try {
+      o.optimize(z, f);
+    } catch (const std::exception&) {
+      // NLopt's roundoff-limited stops: the passing point, if any, was recorded.
+    }
+    if (p.best_beta == beta) {
+      hi = beta;
+      zbest = p.best_z;
+    } else {
+      lo = beta;
+    }
+  }
+  if (hi < out.complex_bound) {
+    out.mixed_bound = hi;
+    out.d = zbest.head(nr);
+    out.g = zbest.segment(nr, nr);
   }
   return out;
 }
@@ -349,25 +345,32 @@ MuSweep muSweep(const Model& m, const Eigen::VectorXd& q, const ClosedLoopGains&
   const Eigen::Index nd = loop.deltaSize(), np = loop.performanceSize();
   const int refine = 12;
   const double total = static_cast<double>(w.size() + refine) + 0.2 * opt.samples;
-  int done = 0;
+  double done = 0;
   auto tick = [&](double amount) {
-    done += static_cast<int>(amount);
+    done += amount;
     if (opt.progress && !opt.progress(std::min(1.0, done / total))) throw RobustCancelled();
   };
-  Eigen::VectorXd warm;
-  auto bound = [&](double omega) {
-    const MuUpperBound b = muUpperBound(loop.at(omega), nd, np, warm);
-    warm = b.d;
-    return b;
-  };
-  std::size_t peak = 0;
+  // The complex bound at every frequency, then the D-G bound where it can change the peak: in
+  // decreasing order of the complex bound (which bounds it from above), until that is below the peak.
+  std::vector<Eigen::VectorXd> scalings;
   for (std::size_t k = 0; k < w.size(); ++k) {
-    const MuUpperBound b = bound(w[k]);
+    const MuUpperBound b = muUpperBound(loop.at(w[k]), nd, np, k > 0 ? scalings.back() : Eigen::VectorXd(), false);
     out.omega.push_back(w[k]);
     out.upper.push_back(b.mixed_bound);
     out.complex_upper.push_back(b.complex_bound);
-    if (b.mixed_bound > out.upper[peak]) peak = k;
-    tick(1);
+    scalings.push_back(b.d);
+    tick(0.5);
+  }
+  std::vector<std::size_t> by(w.size());
+  for (std::size_t k = 0; k < by.size(); ++k) by[k] = k;
+  std::sort(by.begin(), by.end(), [&](std::size_t a, std::size_t b) { return out.complex_upper[a] > out.complex_upper[b]; });
+  double best = 0;
+  std::size_t peak = 0;
+  for (std::size_t k : by) {
+    if (out.complex_upper[k] <= best) break;
+    out.upper[k] = muUpperBound(loop.at(w[k]), nd, np, scalings[k], true).mixed_bound;
+    if (out.upper[k] > best) best = out.upper[k], peak = k;
+    tick(0.5);
   }
   // Golden-section search (log ω) between the peak's neighbours.
   if (w.size() >= 3) {
@@ -375,7 +378,7 @@ MuSweep muSweep(const Model& m, const Eigen::VectorXd& q, const ClosedLoopGains&
     const double r = 0.5 * (std::sqrt(5.0) - 1);
     auto eval = [&](double lw) {
       const double om = std::exp(lw);
-      const MuUpperBound mb = bound(om);
+      const MuUpperBound mb = muUpperBound(loop.at(om), nd, np, scalings[peak], true);
       out.omega.push_back(om);
       out.upper.push_back(mb.mixed_bound);
       out.complex_upper.push_back(mb.complex_bound);
@@ -519,7 +522,7 @@ CertifiedBox certifyBox(const Model& m, const Eigen::VectorXd& q, const ClosedLo
     RobustOptions o = opt;
     if (opt.progress) {
       const int at = sweeps;
-      o.progress = [&, at](double f) { return opt.progress((at + f) / (nsteps + (opt.goal == RobustGoal::kPerformance ? 6.0 * nsteps : 0))); };
+      o.progress = [&, at](double f) { return opt.progress(std::min(1.0, (at + f) / (nsteps + (opt.goal == RobustGoal::kPerformance ? 6.0 * nsteps : 0)))); };
     }
     ++sweeps;
     return muSweep(m, qs, g, ranges, o);
@@ -560,20 +563,31 @@ CertifiedBox certifyBox(const Model& m, const Eigen::VectorXd& q, const ClosedLo
       apply(set, out.box, shrinkRanges(current, s.upper_peak * (1 + 1e-9), opt.form));
       out.final_sweep = s;
     } else if (s.upper_peak >= 1) {
-      // The performance block does not scale: bisection on the box's scale.
-      double ok = 0, bad = 1;
-      MuSweep best;
-      best.upper_peak = kInf;
-      for (int k = 0; k < 6; ++k) {
-        const double a = 0.5 * (ok + bad);
+      // The performance block does not scale: the box's scale halved from 1/μ_u until the bound
+      // passes, then bisection.
+      auto trial = [&](double a, MuSweep& t) {
         std::vector<JointRange> box = out.box;
         apply(set, box, shrinkRanges(current, 1 / a, opt.form));
-        const MuSweep t = sweep(set, box);
-        if (t.upper_peak < 1) {
+        t = sweep(set, box);
+        return t.upper_peak < 1;
+      };
+      double ok = 0, bad = 1, a = std::min(1.0, 0.95 / s.upper_peak);
+      MuSweep best, t;
+      for (int k = 0; k < kPerformanceHalvings && ok == 0; ++k, a *= 0.5) {
+        if (trial(a, t)) {
           ok = a;
           best = t;
         } else {
           bad = a;
+        }
+      }
+      for (int k = 0; ok > 0 && k < 3; ++k) {
+        const double mid = 0.5 * (ok + bad);
+        if (trial(mid, t)) {
+          ok = mid;
+          best = t;
+        } else {
+          bad = mid;
         }
       }
       if (ok > 0) {

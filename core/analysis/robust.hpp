@@ -23,8 +23,10 @@
 //   performance each sample δ gives μ ≥ min(1/|δ|∞, ‖W T‖∞/γ) (the main-loop theorem). This is the
 //   thesis' own check of the flexible model (Fig. 8.19), and 0 when nothing is found.
 // - certified box: μ_u < 1 guarantees the open box; the box shrunk about its centre in σ by 1/μ_u
-//   (stability: μ scales with the box) or, for robust performance (the performance block does not
-//   scale), the largest scale of the box found by bisection with μ_u < 1. The iterative procedures
+//   (stability: μ scales with the box, the shrunk box has the bound 1 at the same scalings) or, for
+//   robust performance (the performance block does not
+//   scale), a scale of the box with μ_u < 1 found by halving from 1/μ_u, then bisection. The
+//   procedures
 //   (§8.3.3.2, "1-5" outward, "5-1" inward) add one joint at a time to the varying set, the others
 //   at the centre of their range, and shrink the varying joints' ranges after each step; the last
 //   step's bound certifies the whole final box.
@@ -50,9 +52,10 @@ struct MuUpperBound {
   double mixed_bound = 0;    // with G on the real channels: ≤ complex_bound
   Eigen::VectorXd d, g;      // the scalings of mixed_bound: D = diag(exp(d)), G = diag(g)
 };
-// `warm`: the d of a nearby matrix (same size) to start from, or empty.
+// `warm`: the d of a nearby matrix (same size) to start from, or empty. mixed false: the complex
+// bound only (mixed_bound = complex_bound).
 MuUpperBound muUpperBound(const Eigen::MatrixXcd& M, Eigen::Index nr, Eigen::Index nc,
-                          const Eigen::VectorXd& warm = {});
+                          const Eigen::VectorXd& warm = {}, bool mixed = true);
 
 struct JointRange {
   int body = 0;               // the joint's body
@@ -132,7 +135,9 @@ struct CertifiedBox {
   std::vector<JointRange> limits;  // what was asked (capped by parameterRange)
   std::vector<JointRange> box;     // guaranteed (empty ranges' joints: lower = upper = centre)
   std::vector<double> step_mu;     // the upper bound at each step (one step if not iterative)
-  MuSweep final_sweep;             // the bounds on the final box (upper_peak ≤ 1 when certified)
+  // The bounds of the last step: stability, on the box before its shrink by 1/upper_peak;
+  // performance, on the final box (upper_peak < 1).
+  MuSweep final_sweep;
   std::vector<int> fixed;          // joints left out of the analysis: the mass matrix does not depend on them
   bool nominal_stable = false;
   int sweeps = 0;
