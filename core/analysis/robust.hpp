@@ -13,23 +13,25 @@
 //   σ̄((I+G²)^(-1/4) (D M D⁻¹/β - jG) (I+G²)^(-1/4)) ≤ 1 for some D > 0, G = G* that commute with Δ
 //   (G zero on the complex block). D and G are taken diagonal, one entry per channel of Δ: a
 //   subset of the scalings a repeated parameter allows (full blocks), so the bound is valid and
-//   more conservative. The complex bound μ_C (G = 0: the parameters treated as complex) starts
-//   from Osborne's balancing and is minimized over D by L-BFGS; μ_R (with G) then by SLSQP on
-//   (D, G, β). Every bound reported is verified at its scalings. The peak over frequency is
-//   searched on a log grid joined by the nominal loop's pole frequencies, refined by golden-section
-//   search around the largest value: a bound at the frequencies evaluated.
+//   more conservative (for one parameter repeated 8 or 16 times, much more). The complex bound
+//   μ_C (G = 0: the parameters treated as complex) starts from Osborne's balancing and is
+//   minimized over D by L-BFGS; μ_R (with G) by bisection on β in ]0, μ_C], β passing when L-BFGS
+//   finds (D, G) that satisfy the condition (every pass checked at its scalings; resolution
+//   μ_C/128). μ_R is computed at the frequencies where μ_C exceeds the largest μ_R so far. The
+//   peak over frequency is searched on a log grid joined by the nominal loop's pole frequencies,
+//   refined by golden-section search around the largest value: a bound at the frequencies
+//   evaluated.
 // - lower: sampled configurations. For stability, along directions δ on the surface of the box,
 //   the first scale α (grid, then bisection) with an unstable loop gives μ ≥ 1/α; for robust
 //   performance each sample δ gives μ ≥ min(1/|δ|∞, ‖W T‖∞/γ) (the main-loop theorem). This is the
 //   thesis' own check of the flexible model (Fig. 8.19), and 0 when nothing is found.
 // - certified box: μ_u < 1 guarantees the open box; the box shrunk about its centre in σ by 1/μ_u
 //   (stability: μ scales with the box, the shrunk box has the bound 1 at the same scalings) or, for
-//   robust performance (the performance block does not
-//   scale), a scale of the box with μ_u < 1 found by halving from 1/μ_u, then bisection. The
-//   procedures
-//   (§8.3.3.2, "1-5" outward, "5-1" inward) add one joint at a time to the varying set, the others
-//   at the centre of their range, and shrink the varying joints' ranges after each step; the last
-//   step's bound certifies the whole final box.
+//   robust performance (the performance block does not scale), a scale of the box with μ_u < 1
+//   found by halving from 1/μ_u, then bisection. The iterative procedures (§8.3.3.2, "1-5"
+//   outward, "5-1" inward) add one joint at a time to the varying set, the others at the centre of
+//   their range, and shrink the varying joints' ranges after each step; the last step's bound
+//   certifies the whole final box.
 #pragma once
 
 #include <functional>
