@@ -52,5 +52,10 @@ int runCampaign(const std::vector<std::string>& args);
 int runEnvelope(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runDesign(const std::vector<std::string>& args);
+int runRobust(const std::vector<std::string>& args);
+
+// A finite number (UsageError naming `what` otherwise), and a list split at `sep`.
+double parseNumber(const std::string& word, const std::string& what);
+std::vector<std::string> splitList(const std::string& s, char sep);
 
 }  // namespace grapple::cli
