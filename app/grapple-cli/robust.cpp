@@ -184,6 +184,7 @@ int runRobust(const std::vector<std::string>& args) {
     w.field("parameterization", form).field("goal", performance ? "performance" : "stability");
     if (performance) w.field("performance_level", options.performance_level);
     w.field("iterative", iterative.empty() ? "none" : iterative).field("nominal_stable", c.nominal_stable);
+    w.field("certified", c.certified);
     w.key("step_mu_upper").vector(Eigen::Map<const Eigen::VectorXd>(c.step_mu.data(), static_cast<Eigen::Index>(c.step_mu.size())));
     w.field("mu_upper", c.final_sweep.upper_peak).field("mu_complex_upper", c.final_sweep.complex_peak);
     w.field("mu_lower", c.final_sweep.lower).field("omega_peak_rad_s", c.final_sweep.omega_peak);
@@ -204,6 +205,14 @@ int runRobust(const std::vector<std::string>& args) {
   if (performance) std::cout << "  goal: ||W T||inf <= " << options.performance_level << " over the box\n";
   if (!c.nominal_stable) {
     std::cout << "  the loop is unstable at the centre of the ranges: no box is guaranteed\n";
+    return 0;
+  }
+  char line0[256];
+  if (!c.certified) {
+    std::snprintf(line0, sizeof line0, "  no box is guaranteed: mu upper bound %.4g over the whole ranges, sampled lower bound %.4g%s\n",
+                  c.final_sweep.upper_peak, c.final_sweep.lower,
+                  c.final_sweep.lower >= 1 ? " (the goal fails inside the ranges, at their centre or near it)" : "");
+    std::cout << line0;
     return 0;
   }
   char line[256];

@@ -556,6 +556,7 @@ CertifiedBox certifyBox(const Model& m, const Eigen::VectorXd& q, const ClosedLo
       return out;
     }
     out.nominal_stable = true;
+    out.certified = true;
     out.step_mu.push_back(s.upper_peak);
     const std::vector<JointRange> current = pickRanges(set, out.box);
     if (opt.goal == RobustGoal::kStability) {
@@ -594,8 +595,12 @@ CertifiedBox certifyBox(const Model& m, const Eigen::VectorXd& q, const ClosedLo
         apply(set, out.box, shrinkRanges(current, 1 / ok, opt.form));
         out.final_sweep = best;
       } else {
-        apply(set, out.box, shrinkRanges(current, kInf, opt.form));
+        // Not even a small box: the analysed ranges collapse to their centres.
+        for (int k : all) out.box[static_cast<std::size_t>(k)] = shrinkRanges({out.box[static_cast<std::size_t>(k)]}, kInf, opt.form)[0];
         out.final_sweep = s;
+        out.certified = false;
+        out.sweeps = sweeps;
+        return out;
       }
     } else {
       out.final_sweep = s;

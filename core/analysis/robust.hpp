@@ -142,6 +142,10 @@ struct CertifiedBox {
   MuSweep final_sweep;
   std::vector<int> fixed;          // joints left out of the analysis: the mass matrix does not depend on them
   bool nominal_stable = false;
+  // A box was found (false: the loop is unstable at the centre, or, for robust performance, no
+  // box scale down to 2^-12 of 1/μ_u passed, e.g. the goal already fails at the centre; the
+  // box's analysed ranges are then points).
+  bool certified = false;
   int sweeps = 0;
 };
 

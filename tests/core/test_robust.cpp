@@ -138,7 +138,7 @@ class TestRobust : public QObject {
     }
   }
 
-  // The flutter loop: the certified box (all at once and iterative) holds no unstable
+  // The flutter loop: the certified box holds no unstable
   // configuration among 10,000 sampled inside it, while the limits do hold some; the sampled
   // lower bound finds the instability and stays below the upper bound.
   void StabilityBox_BruteForce() {
@@ -149,7 +149,7 @@ class TestRobust : public QObject {
       RobustOptions o;
       o.form = f;
       const CertifiedBox c = certifyBox(m, q, g, planarLimits(m), o);
-      QVERIFY(c.nominal_stable);
+      QVERIFY(c.nominal_stable && c.certified);
       QCOMPARE(c.fixed, std::vector<int>{1});  // joint 1 does not change D (fixed base)
       const JointRange& r = c.box[1];
       qInfo("%s: mu in [%.3f, %.3f] (complex %.3f); joint 2 certified in [%.1f, %.1f] deg", f == RotationParameter::kTan2 ? "sigma2" : "sigma4",
@@ -197,6 +197,13 @@ class TestRobust : public QObject {
       worst = std::max(worst, evaluateController(m, x, g).upper);
     }
     QVERIFY2(worst <= o.performance_level, qPrintable(QString("%1 > %2").arg(worst).arg(o.performance_level)));
+    QVERIFY(c.certified);
+    // A level the centre itself misses: no box, and the sampled lower bound says why.
+    o.performance_level = 0.9 * evaluateController(m, q, g).upper;
+    const CertifiedBox none = certifyBox(m, q, g, planarLimits(m), o);
+    QVERIFY(!none.certified);
+    QVERIFY(none.final_sweep.lower >= 1);
+    QCOMPARE(none.box[1].lower, none.box[1].upper);
   }
 
   // The iterative procedure on the thesis' chaser (decentralized PD, AOCS blocks ω_b² D_bb): the
