@@ -57,6 +57,19 @@ double parseNumber(const std::string& word, const std::string& what) {
   return x;
 }
 
+const ControllerSpec& captureControllerSpec(const Scenario& scenario, const std::string& path, int controller,
+                                            const std::string& why) {
+  if (controller >= static_cast<int>(scenario.controllers.size())) {
+    throw UsageError(path + ": no controller " + std::to_string(controller) + " (the file has " +
+                     std::to_string(scenario.controllers.size()) + ")");
+  }
+  const ControllerSpec& spec = scenario.controllers[static_cast<std::size_t>(controller)];
+  if (spec.type != ControllerType::kCapture) {
+    throw UsageError(path + ": controller " + std::to_string(controller) + " is not a capture controller (" + why + ")");
+  }
+  return spec;
+}
+
 int runDesign(const std::vector<std::string>& args) {
   std::string path;
   int controller = -1;
@@ -106,15 +119,7 @@ int runDesign(const std::vector<std::string>& args) {
   if (controller < 0) throw UsageError("design needs --controller N (the index in the scenario's controllers, from 0)");
   LoadedScenario loaded = loadScenario(path);
   const Scenario scenario = loaded.scenario;
-  if (controller >= static_cast<int>(scenario.controllers.size())) {
-    throw UsageError(path + ": no controller " + std::to_string(controller) + " (the file has " +
-                     std::to_string(scenario.controllers.size()) + ")");
-  }
-  const ControllerSpec& spec = scenario.controllers[static_cast<std::size_t>(controller)];
-  if (spec.type != ControllerType::kCapture) {
-    throw UsageError(path + ": controller " + std::to_string(controller) +
-                     " is not a capture controller (design tunes the joint PD of the capture law joint_pd)");
-  }
+  const ControllerSpec& spec = captureControllerSpec(scenario, path, controller, "design tunes the joint PD of the capture law joint_pd");
   // The structure: the scenario's (its attitude control's kp, kd if the bus floats under one; the
   // joints as arm_pd says) or the thesis' (free 3x3 AOCS rotation blocks, eq. 8.1).
   SynthesisStructure st;

@@ -111,15 +111,7 @@ int runRobust(const std::vector<std::string>& args) {
   if (controller < 0) throw UsageError("robust needs --controller N (the index in the scenario's controllers, from 0)");
   LoadedScenario loaded = loadScenario(path);
   const Scenario scenario = loaded.scenario;
-  if (controller >= static_cast<int>(scenario.controllers.size())) {
-    throw UsageError(path + ": no controller " + std::to_string(controller) + " (the file has " +
-                     std::to_string(scenario.controllers.size()) + ")");
-  }
-  const ControllerSpec& spec = scenario.controllers[static_cast<std::size_t>(controller)];
-  if (spec.type != ControllerType::kCapture) {
-    throw UsageError(path + ": controller " + std::to_string(controller) +
-                     " is not a capture controller (robust analyses the PD loops of its law joint_pd)");
-  }
+  const ControllerSpec& spec = captureControllerSpec(scenario, path, controller, "robust analyses the PD loops of its law joint_pd");
   const Model model = loaded.model;
   if (model.hasFlexibleBodies()) {
     throw UsageError(path + ": the chaser is flexible; the mu-analysis needs a rigid model (as the thesis, §8.3); "
