@@ -52,5 +52,14 @@ int runCampaign(const std::vector<std::string>& args);
 int runEnvelope(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runDesign(const std::vector<std::string>& args);
+int runRobust(const std::vector<std::string>& args);
+
+// A finite number (UsageError naming `what` otherwise), and a list split at `sep`.
+double parseNumber(const std::string& word, const std::string& what);
+std::vector<std::string> splitList(const std::string& s, char sep);
+// Controller N of the scenario, a capture controller (UsageError naming the file otherwise; `why`
+// says what the command does with it).
+const core::ControllerSpec& captureControllerSpec(const core::Scenario& scenario, const std::string& path, int controller,
+                                                  const std::string& why);
 
 }  // namespace grapple::cli

@@ -18,26 +18,6 @@ using namespace grapple::core;
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep)) out.push_back(item);
-  return out;
-}
-
-double number(const std::string& word, const std::string& what) {
-  std::size_t used = 0;
-  double x = NAN;
-  try {
-    x = std::stod(word, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != word.size() || !std::isfinite(x)) throw UsageError(what + ": '" + word + "' is not a number");
-  return x;
-}
-
 std::string gainList(const Eigen::VectorXd& v) {
   std::string s = "[";
   char buf[32];
@@ -57,6 +37,39 @@ std::string frequencyText(double w) {
 
 }  // namespace
 
+std::vector<std::string> splitList(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+double parseNumber(const std::string& word, const std::string& what) {
+  std::size_t used = 0;
+  double x = NAN;
+  try {
+    x = std::stod(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != word.size() || !std::isfinite(x)) throw UsageError(what + ": '" + word + "' is not a number");
+  return x;
+}
+
+const ControllerSpec& captureControllerSpec(const Scenario& scenario, const std::string& path, int controller,
+                                            const std::string& why) {
+  if (controller >= static_cast<int>(scenario.controllers.size())) {
+    throw UsageError(path + ": no controller " + std::to_string(controller) + " (the file has " +
+                     std::to_string(scenario.controllers.size()) + ")");
+  }
+  const ControllerSpec& spec = scenario.controllers[static_cast<std::size_t>(controller)];
+  if (spec.type != ControllerType::kCapture) {
+    throw UsageError(path + ": controller " + std::to_string(controller) + " is not a capture controller (" + why + ")");
+  }
+  return spec;
+}
+
 int runDesign(const std::vector<std::string>& args) {
   std::string path;
   int controller = -1;
@@ -73,15 +86,15 @@ int runDesign(const std::vector<std::string>& args) {
     if (args[k] == "--json") {
       json = true;
     } else if (args[k] == "--controller") {
-      const double c = number(value(), "--controller");
+      const double c = parseNumber(value(), "--controller");
       if (c < 0 || c != std::floor(c)) throw UsageError("--controller: an index from 0 expected");
       controller = static_cast<int>(c);
     } else if (args[k] == "--configurations") {
-      for (const std::string& t : split(value(), ',')) times.push_back(number(t, "--configurations"));
+      for (const std::string& t : splitList(value(), ',')) times.push_back(parseNumber(t, "--configurations"));
     } else if (args[k] == "--joints") {
-      for (const std::string& set : split(value(), ';')) {
+      for (const std::string& set : splitList(value(), ';')) {
         std::vector<double> q;
-        for (const std::string& a : split(set, ',')) q.push_back(number(a, "--joints"));
+        for (const std::string& a : splitList(set, ',')) q.push_back(parseNumber(a, "--joints"));
         joint_sets.push_back(q);
       }
     } else if (args[k] == "--structure") {
@@ -89,11 +102,11 @@ int runDesign(const std::vector<std::string>& args) {
       if (s != "scenario" && s != "thesis") throw UsageError("--structure: scenario or thesis expected, got '" + s + "'");
       thesis = s == "thesis";
     } else if (args[k] == "--worst-case") {
-      const double n = number(value(), "--worst-case");
+      const double n = parseNumber(value(), "--worst-case");
       if (n < 1 || n > 1e6 || n != std::floor(n)) throw UsageError("--worst-case: a number of samples from 1 to 1e6 expected");
       samples = static_cast<int>(n);
     } else if (args[k] == "--restarts") {
-      const double r = number(value(), "--restarts");
+      const double r = parseNumber(value(), "--restarts");
       if (r < 0 || r > 100 || r != std::floor(r)) throw UsageError("--restarts: an integer from 0 to 100 expected");
       options.restarts = static_cast<int>(r);
     } else if (path.empty() && args[k].rfind("--", 0) != 0) {
@@ -106,15 +119,7 @@ int runDesign(const std::vector<std::string>& args) {
   if (controller < 0) throw UsageError("design needs --controller N (the index in the scenario's controllers, from 0)");
   LoadedScenario loaded = loadScenario(path);
   const Scenario scenario = loaded.scenario;
-  if (controller >= static_cast<int>(scenario.controllers.size())) {
-    throw UsageError(path + ": no controller " + std::to_string(controller) + " (the file has " +
-                     std::to_string(scenario.controllers.size()) + ")");
-  }
-  const ControllerSpec& spec = scenario.controllers[static_cast<std::size_t>(controller)];
-  if (spec.type != ControllerType::kCapture) {
-    throw UsageError(path + ": controller " + std::to_string(controller) +
-                     " is not a capture controller (design tunes the joint PD of the capture law joint_pd)");
-  }
+  const ControllerSpec& spec = captureControllerSpec(scenario, path, controller, "design tunes the joint PD of the capture law joint_pd");
   // The structure: the scenario's (its attitude control's kp, kd if the bus floats under one; the
   // joints as arm_pd says) or the thesis' (free 3x3 AOCS rotation blocks, eq. 8.1).
   SynthesisStructure st;

@@ -77,6 +77,16 @@ Commands:
         Prints the gains, gamma_hard, gamma_soft and whether Kp and Kd are positive definite;
         --worst-case N: the designed controller's largest ||W T||inf over N configurations
         sampled in the joint limits (thesis Fig. 8.19).
+  robust SCENARIO --controller N [--parameterization sigma2|sigma4] [--iterative 1-5|5-1]
+        [--goal stability|performance] [--performance-level G] [--limits L1,U1;L2,U2;...]
+        [--configuration T] [--design] [--json]
+        mu-analysis (thesis §8.3) of the PD loops of capture controller N (law joint_pd, rigid
+        chaser) linearized at the run's configuration at instant T (default 0): the joint ranges
+        (within the model's limits, or --limits in degrees) where the loop is guaranteed stable,
+        or keeps ||W T||inf <= G (--goal performance, default G = 1.1), from the mu upper bound
+        of the LFT of the mass matrix in tan(theta/2) or tan(theta/4); all joints at once or one
+        at a time (--iterative). --design: analyse the controller synthesized at that
+        configuration (free 3x3 AOCS blocks) instead of the file's gains.
   help  This text.
 
 MODEL is a .yaml robot (scenarios/robots/) or a .urdf file. A URDF link whose inertia no body can
@@ -103,6 +113,7 @@ int main(int argc, char** argv) {
     if (command == "envelope") return grapple::cli::runEnvelope(args);
     if (command == "export") return grapple::cli::runExport(args);
     if (command == "design") return grapple::cli::runDesign(args);
+    if (command == "robust") return grapple::cli::runRobust(args);
 #ifdef GRAPPLE_HAVE_VIDEO
     if (command == "video") return grapple::cli::runVideo(args);
 #else

@@ -203,6 +203,39 @@ class TestCli : public QObject {
     QVERIFY(bad.err.find("6 angles") != std::string::npos);
   }
 
+  // robust: the σ2 stability box of the rigid capture scenario's joint PD within the thesis' limits
+  // (Table 8.5): the JSON is complete, the box inside the limits and the bounds in order (the
+  // bounds themselves are checked in test_robust); bad input gets exit code 2 and a message.
+  void Robust_BoxJson() {
+    const QString scenario = QString::fromStdString(kSource + "/scenarios/capture_rigid.yaml");
+    const Result r = run({"robust", scenario, "--controller", "1", "--limits", "-90,90;-45,180;0,180;-180,45;-90,180;-180,180",
+                          "--json"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node j = yaml::loadString(r.out, "robust output");
+    QCOMPARE(j["parameterization"].as<std::string>(), std::string("sigma2"));
+    QVERIFY(j["nominal_stable"].as<bool>());
+    QCOMPARE(j["joints"].size(), std::size_t(6));
+    QVERIFY(j["mu_lower"].as<double>() <= j["mu_upper"].as<double>());
+    QVERIFY(j["mu_upper"].as<double>() <= j["mu_complex_upper"].as<double>() * (1 + 1e-12));
+    for (std::size_t k = 0; k < 6; ++k) {
+      const YAML::Node b = j["joints"][k];
+      QVERIFY(b["lower_deg"].as<double>() >= b["limit_lower_deg"].as<double>() - 1e-9);
+      QVERIFY(b["upper_deg"].as<double>() <= b["limit_upper_deg"].as<double>() + 1e-9);
+      QVERIFY(b["lower_deg"].as<double>() < b["upper_deg"].as<double>());
+    }
+    QCOMPARE(j["joints"][5]["in_analysis"].as<bool>(), false);  // joint 6 does not change D
+    QCOMPARE(j["joints"][5]["limit_upper_deg"].as<double>(), 175.0);  // σ2: capped at ±175°
+    Result bad = run({"robust", scenario, "--controller", "1", "--parameterization", "sigma3"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.find("sigma2 or sigma4") != std::string::npos);
+    bad = run({"robust", scenario, "--controller", "1", "--limits", "0,1;2,3"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.find("6 joints expected") != std::string::npos);
+    bad = run({"robust", QString::fromStdString(kSource + "/scenarios/capture_flexible.yaml"), "--controller", "1"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.find("rigid model") != std::string::npos);
+  }
+
   // A flexible robot through the probe: modal coordinates in the state, H a + h = τ holds.
   void Probe_FlexibleChaser() {
     std::string state = R"({"base": {"position": [0,0,0], "quaternion": [1,0,0,0], "twist": [0,0,0,0,0.01,0]},
