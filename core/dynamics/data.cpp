@@ -40,6 +40,7 @@ Data::Data(const Model& model, bool general)
     Delta.emplace_back(std::max(j.nv, 1));  // sized once: compute() then never allocates
   }
   if (model.hasMimicJoints()) {
+    full_model.push_back(*model.full);
     full.emplace_back(*model.full, general);
     q_full = Eigen::VectorXd::Zero(model.full->nq);
     v_full = Eigen::VectorXd::Zero(model.full->nv);

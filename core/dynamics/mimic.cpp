@@ -23,6 +23,19 @@ void copyBodies(Data& d) {
   d.Ic = f.Ic;
 }
 
+// The full model, with what may have changed in the model since it was built.
+const Model& full(const Model& m, Data& d) {
+  Model& f = d.full_model[0];
+  f.gravity_W = m.gravity_W;
+  f.X_parent_joint = m.X_parent_joint;
+  f.inertia = m.inertia;
+  f.inertia_matrix = m.inertia_matrix;
+  for (int k = 0; k < f.nv; ++k) {
+    f.armature[k] = isMimic(m.joint[f.v_body[k]]) ? 0.0 : m.armature[m.mimic_v_source[k]];
+  }
+  return f;
+}
+
 // Gᵀ x_full
 void projectVector(const Model& m, const Eigen::VectorXd& x_full, Eigen::VectorXd& x) {
   x.setZero();
@@ -72,13 +85,13 @@ Eigen::MatrixXd velocityMap(const Model& m) {
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q) {
   expand(m, d, q, "forwardKinematics");
-  core::forwardKinematics(*m.full, d.full[0], d.q_full);
+  core::forwardKinematics(full(m, d), d.full[0], d.q_full);
   copyBodies(d);
 }
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   expand(m, d, q, v, "forwardKinematics");
-  core::forwardKinematics(*m.full, d.full[0], d.q_full, d.v_full);
+  core::forwardKinematics(full(m, d), d.full[0], d.q_full, d.v_full);
   copyBodies(d);
 }
 
@@ -87,7 +100,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q, const 
   expand(m, d, q, v, "forwardKinematics");
   detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
   expandVelocity(m, a, d.a_full);
-  core::forwardKinematics(*m.full, d.full[0], d.q_full, d.v_full, d.a_full);
+  core::forwardKinematics(full(m, d), d.full[0], d.q_full, d.v_full, d.a_full);
   copyBodies(d);
 }
 
@@ -97,7 +110,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
   expand(m, d, q, v, "inverseDynamics");
   detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
   expandVelocity(m, a, d.a_full);
-  projectVector(m, core::inverseDynamics(*m.full, d.full[0], d.q_full, d.v_full, d.a_full, fext), d.tau);
+  projectVector(m, core::inverseDynamics(full(m, d), d.full[0], d.q_full, d.v_full, d.a_full, fext), d.tau);
   copyBodies(d);
   return d.tau;
 }
@@ -111,7 +124,7 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d, cons
   // The base acceleration solves the base's row of the full equations; with a_full = G a that is
   // the base's row of the projected ones (G is the identity on the base).
   Data& f = d.full[0];
-  projectVector(m, core::inverseDynamicsFloatingBase(*m.full, f, d.q_full, d.v_full, d.a_full, fext),
+  projectVector(m, core::inverseDynamicsFloatingBase(full(m, d), f, d.q_full, d.v_full, d.a_full, fext),
                 d.tau);
   d.ddq = a;
   d.ddq.head<6>() = f.ddq.head<6>();
@@ -122,14 +135,14 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d, cons
 const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, const BodyWrenches* fext) {
   expand(m, d, q, v, "nonlinearEffects");
-  projectVector(m, core::nonlinearEffects(*m.full, d.full[0], d.q_full, d.v_full, fext), d.h);
+  projectVector(m, core::nonlinearEffects(full(m, d), d.full[0], d.q_full, d.v_full, fext), d.h);
   copyBodies(d);
   return d.h;
 }
 
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
   expand(m, d, q, "massMatrix");
-  projectMatrix(m, core::massMatrix(*m.full, d.full[0], d.q_full), d.H);
+  projectMatrix(m, core::massMatrix(full(m, d), d.full[0], d.q_full), d.H);
   copyBodies(d);
   return d.H;
 }
@@ -145,7 +158,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::Vec
   d.ddq = d.H_llt.solve(tau - d.h);
   // The body accelerations and joint wrenches of that motion (for the callers reading them).
   expandVelocity(m, d.ddq, d.a_full);
-  core::inverseDynamics(*m.full, d.full[0], d.q_full, d.v_full, d.a_full, fext);
+  core::inverseDynamics(full(m, d), d.full[0], d.q_full, d.v_full, d.a_full, fext);
   copyBodies(d);
   return d.ddq;
 }
@@ -166,21 +179,21 @@ const Eigen::VectorXd& solveMassMatrix(const Model& m, Data& d, const Eigen::Vec
 const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& v) {
   expand(m, d, q, v, "coriolisMatrix");
-  projectMatrix(m, core::coriolisMatrix(*m.full, d.full[0], d.q_full, d.v_full), d.C);
+  projectMatrix(m, core::coriolisMatrix(full(m, d), d.full[0], d.q_full, d.v_full), d.C);
   copyBodies(d);
   return d.C;
 }
 
 void frameJacobian(const Model& m, Data& d, int frame_id, const Vector3& p_F, bool world) {
   const Eigen::MatrixXd& J_full = core::frameJacobian(
-      *m.full, d.full[0], frame_id, p_F, world ? ReferenceFrame::kWorld : ReferenceFrame::kLocal);
+      d.full_model[0], d.full[0], frame_id, p_F, world ? ReferenceFrame::kWorld : ReferenceFrame::kLocal);
   d.J.setZero();
   for (int k = 0; k < m.full->nv; ++k) d.J.col(m.mimic_v_source[k]) += m.mimic_v_gain[k] * J_full.col(k);
 }
 
 double kineticEnergy(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   expand(m, d, q, v, "kineticEnergy");
-  const double T = core::kineticEnergy(*m.full, d.full[0], d.q_full, d.v_full);
+  const double T = core::kineticEnergy(full(m, d), d.full[0], d.q_full, d.v_full);
   copyBodies(d);
   return T;
 }

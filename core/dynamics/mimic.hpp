@@ -1,5 +1,6 @@
 // The algorithms on models with mimic joints (Model::full), by exact projection: each runs on the
-// full model, whose every joint has a coordinate, at q_full(q), v_full = G v, a_full = G a (G is
+// full model, whose every joint has a coordinate (with the model's gravity, base placement,
+// inertias and armature), at q_full(q), v_full = G v, a_full = G a (G is
 // constant, so Ġ = 0 and no velocity-product term appears), and the results are projected on the
 // model's coordinates (an explicit constraint q̇_full = G q̇ projected by virtual work, Featherstone,
 // Rigid Body Dynamics Algorithms §3.2, with G = ∂q_full/∂q):

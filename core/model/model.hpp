@@ -89,6 +89,8 @@ struct Model {
   //   q_full[k] = mimic_q_gain[k] q[mimic_q_source[k]] + mimic_q_offset[k],
   //   v_full[k] = mimic_v_gain[k] v[mimic_v_source[k]],
   // i.e. v_full = G v with a constant G (so Ġ = 0); a joint that is not a mimic has gain 1.
+  // The algorithms take the gravity, base placement, inertias and armature from this model (a
+  // program may change them after the build), not from `full`.
   std::shared_ptr<const Model> full;
   std::vector<int> mimic_q_source, mimic_v_source;  // (full->nq), (full->nv)
   Eigen::VectorXd mimic_q_gain, mimic_q_offset;     // (full->nq)

@@ -594,6 +594,15 @@ Model ModelBuilder::build() const {
       reduced.mimic_v_gain[jf.idx_v + d] = gain;
     }
   }
+  // A mimic's rotor turns multiplier times as fast as the driving joint's: its armature adds
+  // multiplier² to the driving joint's.
+  for (int i = 1; i < model.nbodies; ++i) {
+    const Joint& j = reduced.joint[i];
+    if (isMimic(j)) {
+      reduced.armature[reduced.joint[j.mimic_body].idx_v] +=
+          j.mimic_multiplier * j.mimic_multiplier * model.armature[model.joint[i].idx_v];
+    }
+  }
   reduced.full = std::make_shared<const Model>(std::move(model));
   return reduced;
 }
