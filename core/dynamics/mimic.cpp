@@ -65,6 +65,13 @@ void expand(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::Vect
   expandVelocity(m, v, d.v_full);
 }
 
+void expand(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+            const Eigen::VectorXd& a, const char* where) {
+  expand(m, d, q, v, where);
+  detail::checkSize(a.size(), m.nv, "a", where);
+  expandVelocity(m, a, d.a_full);
+}
+
 }  // namespace
 
 void expandConfiguration(const Model& m, const Eigen::VectorXd& q, Eigen::VectorXd& q_full) {
@@ -97,9 +104,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q, const 
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                        const Eigen::VectorXd& a) {
-  expand(m, d, q, v, "forwardKinematics");
-  detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
-  expandVelocity(m, a, d.a_full);
+  expand(m, d, q, v, a, "forwardKinematics");
   core::forwardKinematics(full(m, d), d.full[0], d.q_full, d.v_full, d.a_full);
   copyBodies(d);
 }
@@ -107,9 +112,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q, const 
 const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                        const BodyWrenches* fext) {
-  expand(m, d, q, v, "inverseDynamics");
-  detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
-  expandVelocity(m, a, d.a_full);
+  expand(m, d, q, v, a, "inverseDynamics");
   projectVector(m, core::inverseDynamics(full(m, d), d.full[0], d.q_full, d.v_full, d.a_full, fext), d.tau);
   copyBodies(d);
   return d.tau;
@@ -118,9 +121,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
 const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d, const Eigen::VectorXd& q,
                                                    const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                                    const BodyWrenches* fext) {
-  expand(m, d, q, v, "inverseDynamicsFloatingBase");
-  detail::checkSize(a.size(), m.nv, "a", "inverseDynamicsFloatingBase");
-  expandVelocity(m, a, d.a_full);
+  expand(m, d, q, v, a, "inverseDynamicsFloatingBase");
   // The base acceleration solves the base's row of the full equations; with a_full = G a that is
   // the base's row of the projected ones (G is the identity on the base).
   Data& f = d.full[0];
