@@ -48,12 +48,18 @@ void printModel(std::ostream& out, const Model& m, const std::string& path) {
   out << "Joints    name              type         parent -> body          effort limit\n";
   for (int i = 1; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
-    const double effort = m.effort_limit[j.idx_v];
-    std::snprintf(line, sizeof line, "          %-17s %-12s %-10s -> %-13s %s\n", j.name.c_str(),
+    const double effort = j.nv > 0 ? m.effort_limit[j.idx_v] : INFINITY;
+    std::snprintf(line, sizeof line, "          %-17s %-12s %-10s -> %-13s %s", j.name.c_str(),
                   std::string(jointTypeName(j.type)).c_str(), m.body_name[m.parent[i]].c_str(),
                   m.body_name[i].c_str(),
                   std::isfinite(effort) ? (std::to_string(static_cast<int>(effort)) + " N m").c_str() : "-");
     out << line;
+    if (isMimic(j)) {
+      std::snprintf(line, sizeof line, "  (mimic: %.6g %s %+.6g)", j.mimic_multiplier,
+                    m.joint[j.mimic_body].name.c_str(), j.mimic_offset);
+      out << line;
+    }
+    out << '\n';
   }
   out << "Frames   ";
   for (const Frame& f : m.frames) out << ' ' << f.name;

@@ -124,8 +124,10 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
       default:
         for (int k = 0; k < j.nq; ++k) {
           double lo = model.lower_position_limit[iq + k], hi = model.upper_position_limit[iq + k];
-          const double span = (j.type == JointType::kPrismatic ||
-                               (j.type == JointType::kCylindrical && k == 1)) ? 1.0 : M_PI;
+          const bool length = j.type == JointType::kPrismatic ||
+                              (j.type == JointType::kCylindrical && k == 1) ||
+                              (j.type == JointType::kPlanar && k < 2);
+          const double span = length ? 1.0 : M_PI;
           if (!std::isfinite(lo)) lo = -span;
           if (!std::isfinite(hi)) hi = span;
           q[iq + k] = lo + (hi - lo) * u(rng);

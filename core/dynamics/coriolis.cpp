@@ -2,6 +2,7 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 
 namespace grapple::core {
 
@@ -38,6 +39,7 @@ void addBodyTermToParent(const Transform& X_PC, const Matrix6& B, Matrix6& B_par
 
 const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::VectorXd& q,
                                       const Eigen::VectorXd& v) {
+  if (m.hasMimicJoints()) return mimic::coriolisMatrix(m, d, q, v);
   if (m.hasFlexibleBodies()) return general::coriolisMatrix(m, d, q, v);
   detail::checkSize(q.size(), m.nq, "q", "coriolisMatrix");
   detail::checkSize(v.size(), m.nv, "v", "coriolisMatrix");
@@ -49,12 +51,8 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
     const int p = m.parent[i];
     d.t[i] = p < 0 ? vJ : Vector6(motionToChild(d.X_parent[i], d.t[p]) + vJ);
     const Vector6& t = d.t[i];
-    for (int k = 0; k < j.nv; ++k) d.Sdot[i].col(k) = crossMotion(t, d.S[i].col(k));
-    if (j.type == JointType::kUniversal) {
-      // dP/dt of the first column: -q̇2 a2 × (R2ᵀ a1) (see jointVelocityProduct).
-      d.Sdot[i].col(0).tail<3>() -=
-          v[j.idx_v + 1] * j.axis2.cross(d.S[i].col(0).tail<3>());
-    }
+    jointSubspaceRate(j, d.S[i], v.data() + j.idx_v, d.Sdot[i]);
+    for (int k = 0; k < j.nv; ++k) d.Sdot[i].col(k) += crossMotion(t, d.S[i].col(k));
     d.Bc[i].leftCols<3>().setZero();
     bodyTerm(m.inertia[i], t, d.Bc[i]);
     d.Ic[i] = m.inertia[i];

@@ -39,6 +39,14 @@ Data::Data(const Model& model, bool general)
     jointMotionSubspace(j, q0.data(), S[i]);
     Delta.emplace_back(std::max(j.nv, 1));  // sized once: compute() then never allocates
   }
+  if (model.hasMimicJoints()) {
+    full_model.push_back(*model.full);
+    full.emplace_back(*model.full, general);
+    q_full = Eigen::VectorXd::Zero(model.full->nq);
+    v_full = Eigen::VectorXd::Zero(model.full->nv);
+    a_full = Eigen::VectorXd::Zero(model.full->nv);
+    H_llt = Eigen::LLT<Eigen::MatrixXd>(model.nv);
+  }
   if (general || model.hasFlexibleBodies()) {
     flex.resize(model.nbodies);
     for (int i = 0; i < model.nbodies; ++i) {

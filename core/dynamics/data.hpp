@@ -89,6 +89,15 @@ struct Data {
   std::vector<int> hybrid_free;      // (capacity nv)
   std::vector<char> hybrid_driven;   // (nbodies)
 
+  // Mimic joints (Model::full): the full model with the model's gravity, base placement, inertias
+  // and armature (which a program may change after the build, e.g. for a captured payload), its
+  // Data, the coordinates carried to it, and the Cholesky factor of the mass matrix projected on
+  // the model's coordinates.
+  std::vector<Model> full_model;     // (1, or 0 without mimic joints)
+  std::vector<Data> full;            // (1, or 0 without mimic joints)
+  Eigen::VectorXd q_full, v_full, a_full;
+  Eigen::LLT<Eigen::MatrixXd> H_llt;
+
   // Results (each algorithm returns a const reference to one of these)
   Eigen::VectorXd tau;               // (nv) generalized forces of the inverse dynamics
   Eigen::VectorXd ddq;               // (nv) generalized accelerations of the forward dynamics

@@ -46,6 +46,7 @@ inline void updateJointPlacement(const Model& m, Data& d, int i, const double* q
       X.p = Xpj.p + qi[0] * Xpj.R.col(2);
       break;
     case JointType::kUniversal:
+    case JointType::kPlanar:
       jointMotionSubspace(j, qi, d.S[i]);
       X = Xpj * jointTransform(j, qi);
       break;
@@ -148,7 +149,7 @@ inline void newtonEulerOutward(const Model& m, Data& d, const Eigen::VectorXd& q
         acc = motionToChild(X, d.a[p]) + crossMotion(t, vJ);
       }
       if (a != nullptr) acc += jointMotion(j, d.S[i], a + j.idx_v);
-      if (j.type == JointType::kUniversal) {
+      if (jointSubspaceVaries(j.type)) {
         acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
       }
     }

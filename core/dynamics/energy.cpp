@@ -1,6 +1,7 @@
 #include "core/dynamics/energy.hpp"
 
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 #include "core/dynamics/kinematics.hpp"
 
 namespace grapple::core {
@@ -43,6 +44,7 @@ Vector3 angularMomentumAboutCom(const Model& m, Data& d, const Eigen::VectorXd& 
 
 double kineticEnergy(const Model& m, Data& d, const Eigen::VectorXd& q,
                      const Eigen::VectorXd& v) {
+  if (m.hasMimicJoints()) return mimic::kineticEnergy(m, d, q, v);
   if (m.hasFlexibleBodies()) return general::kineticEnergy(m, d, q, v);
   forwardKinematics(m, d, q, v);
   double T = 0.0;

@@ -79,7 +79,7 @@ void updatePlacement(const Model& m, Data& d, int i, const VectorXd& q) {
     return;
   }
   const Joint& j = m.joint[i];
-  if (j.type == JointType::kUniversal) jointMotionSubspace(j, q.data() + j.idx_q, d.S[i]);
+  if (jointSubspaceVaries(j.type)) jointMotionSubspace(j, q.data() + j.idx_q, d.S[i]);
   d.flex[i].X_EB = m.X_tip_joint[i] * jointTransform(j, q.data() + j.idx_q);
   d.X_parent[i] = d.flex[m.parent[i]].X_PE * d.flex[i].X_EB;
 }
@@ -193,7 +193,7 @@ void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, cons
       acc = motionToChild(d.X_parent[i], d.a[p]) + crossMotion(t, vJ);
     }
     if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
-    if (j.type == JointType::kUniversal) {
+    if (jointSubspaceVaries(j.type)) {
       acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
     }
     const FlexibleBody& fb = m.flex[i];
@@ -660,10 +660,8 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const VectorXd& q
     };
     for (int j = k, c = -1; j >= 0; c = j, j = m.parent[j]) {
       const Joint& jt = m.joint[j];
-      Matrix6 Sd = Matrix6::Zero();  // dP/dt of the universal joint's first column
-      if (jt.type == JointType::kUniversal) {
-        Sd.col(0).tail<3>() = -v[jt.idx_v + 1] * jt.axis2.cross(Vector3(d.S[j].col(0).tail<3>()));
-      }
+      Matrix6 Sd = Matrix6::Zero();
+      jointSubspaceRate(jt, d.S[j], v.data() + jt.idx_v, Sd);
       for (int a = 0; a < jt.nv; ++a) {
         addColumn(d.X_world[j], d.t[j], d.S[j].col(a), Sd.col(a), jt.idx_v + a);
       }

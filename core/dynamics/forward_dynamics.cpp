@@ -2,6 +2,7 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 
 namespace grapple::core {
 namespace {
@@ -100,6 +101,7 @@ void lowerSweep(const Model& m, Data& d, Eigen::VectorXd& x) {
 const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                        const BodyWrenches* fext) {
+  if (m.hasMimicJoints()) return mimic::forwardDynamics(m, d, q, v, tau, fext);
   if (m.hasFlexibleBodies()) return general::forwardDynamics(m, d, q, v, tau, fext);
   detail::checkSize(q.size(), m.nq, "q", "forwardDynamics");
   detail::checkSize(v.size(), m.nv, "v", "forwardDynamics");
@@ -120,6 +122,7 @@ const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::Vec
 }
 
 void factorizeMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  if (m.hasMimicJoints()) return mimic::factorizeMassMatrix(m, d, q);
   detail::checkSize(q.size(), m.nq, "q", "factorizeMassMatrix");
   for (int i = 0; i < m.nbodies; ++i) {
     detail::updateJointPlacement(m, d, i, q.data());
@@ -132,6 +135,7 @@ void factorizeMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
 }
 
 const Eigen::VectorXd& solveMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& b) {
+  if (m.hasMimicJoints()) return mimic::solveMassMatrix(m, d, b);
   detail::checkSize(b.size(), m.nv, "b", "solveMassMatrix");
   if (!d.factorized) throw std::logic_error("solveMassMatrix: call factorizeMassMatrix first");
   for (int i = 0; i < m.nbodies; ++i) d.eta[i].setZero();

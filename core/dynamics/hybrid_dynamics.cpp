@@ -49,7 +49,7 @@ const Eigen::VectorXd& hybridDynamics(const Model& m, Data& d, const Eigen::Vect
   }
   // With the general recursions' workspace: the O(n) articulated form, when the driven
   // coordinates are whole joints (not modal coordinates).
-  if (!d.flex.empty()) {
+  if (!d.flex.empty() && !m.hasMimicJoints()) {
     std::vector<char>& driven = d.hybrid_driven;
     std::fill(driven.begin(), driven.end(), 0);
     bool whole_joints = true;

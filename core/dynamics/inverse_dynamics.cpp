@@ -4,6 +4,7 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 
 namespace grapple::core {
 namespace {
@@ -22,6 +23,7 @@ void checkInputs(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd
 const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                                        const BodyWrenches* fext) {
+  if (m.hasMimicJoints()) return mimic::inverseDynamics(m, d, q, v, a, fext);
   if (m.hasFlexibleBodies()) return general::inverseDynamics(m, d, q, v, a, fext);
   checkInputs(m, q, v, fext, "inverseDynamics");
   detail::checkSize(a.size(), m.nv, "a", "inverseDynamics");
@@ -39,6 +41,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
 
 const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& v, const BodyWrenches* fext) {
+  if (m.hasMimicJoints()) return mimic::nonlinearEffects(m, d, q, v, fext);
   if (m.hasFlexibleBodies()) return general::nonlinearEffects(m, d, q, v, fext);
   checkInputs(m, q, v, fext, "nonlinearEffects");
   detail::newtonEulerOutward(m, d, q, v, nullptr, fext);
@@ -59,6 +62,7 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
   if (!m.hasFreeBase()) {
     throw std::invalid_argument("inverseDynamicsFloatingBase: the model has a fixed base");
   }
+  if (m.hasMimicJoints()) return mimic::inverseDynamicsFloatingBase(m, d, q, v, a, fext);
   checkInputs(m, q, v, fext, "inverseDynamicsFloatingBase");
   detail::checkSize(a.size(), m.nv, "a", "inverseDynamicsFloatingBase");
   if (m.hasFlexibleBodies()) {

@@ -2,6 +2,7 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 
@@ -11,6 +12,10 @@ const Eigen::MatrixXd& frameJacobian(const Model& m, Data& d, int frame_id, cons
                                      ReferenceFrame reference) {
   if (frame_id < 0 || frame_id >= static_cast<int>(m.frames.size())) {
     throw std::invalid_argument("frameJacobian: no frame with index " + std::to_string(frame_id));
+  }
+  if (m.hasMimicJoints()) {
+    mimic::frameJacobian(m, d, frame_id, p_F, reference == ReferenceFrame::kWorld);
+    return d.J;
   }
   if (m.hasFlexibleBodies()) {
     general::frameJacobian(m, d, frame_id, p_F, reference == ReferenceFrame::kWorld);

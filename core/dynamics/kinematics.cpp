@@ -2,10 +2,12 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 
 namespace grapple::core {
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  if (m.hasMimicJoints()) return mimic::forwardKinematics(m, d, q);
   if (m.hasFlexibleBodies()) return general::forwardKinematics(m, d, q);
   detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
   for (int i = 0; i < m.nbodies; ++i) {
@@ -17,6 +19,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q) {
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v) {
+  if (m.hasMimicJoints()) return mimic::forwardKinematics(m, d, q, v);
   if (m.hasFlexibleBodies()) return general::forwardKinematics(m, d, q, v);
   detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
   forwardKinematics(m, d, q);
@@ -30,6 +33,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
 
 void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
+  if (m.hasMimicJoints()) return mimic::forwardKinematics(m, d, q, v, a);
   detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
   if (m.hasFlexibleBodies()) {
     // The body accelerations of the flexible recursion (inverse dynamics computes them).
@@ -42,7 +46,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
     const Joint& j = m.joint[i];
     const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
     Vector6 ai = detail::jointMotion(j, d.S[i], a.data() + j.idx_v) + crossMotion(d.t[i], vJ);
-    if (j.type == JointType::kUniversal) {
+    if (jointSubspaceVaries(j.type)) {
       ai += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
     }
     const int p = m.parent[i];

@@ -2,10 +2,12 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/mimic.hpp"
 
 namespace grapple::core {
 
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
+  if (m.hasMimicJoints()) return mimic::massMatrix(m, d, q);
   if (m.hasFlexibleBodies()) return general::massMatrix(m, d, q);
   detail::checkSize(q.size(), m.nq, "q", "massMatrix");
   for (int i = 0; i < m.nbodies; ++i) {

@@ -216,7 +216,7 @@ JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::strin
   j.name = r.string(r.require(n, "name", what), what + ".name");
   const std::string type =
       r.choice(r.require(n, "type", what),
-               {"revolute", "prismatic", "fixed", "cylindrical", "universal", "spherical"},
+               {"revolute", "prismatic", "fixed", "cylindrical", "universal", "planar", "spherical"},
                what + ".type");
   j.type = *jointTypeFromName(type);
   j.parent = r.string(r.require(n, "parent", what), what + ".parent");

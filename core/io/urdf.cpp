@@ -392,8 +392,7 @@ class UrdfReader {
     } else if (type == "floating") {
       j.type = JointType::kFree;
     } else if (type == "planar") {
-      fail(e, "joint '" + j.name + "': planar joints are not supported (the dynamics has no "
-              "planar joint: write it as two prismatic joints and a revolute joint)");
+      j.type = JointType::kPlanar;
     } else {
       fail(e, "joint '" + j.name + "': unknown type '" + type +
                   "' (expected revolute, continuous, prismatic, fixed, floating or planar)");
@@ -407,7 +406,8 @@ class UrdfReader {
     j.origin = origin(e);
     const bool moves = j.type == JointType::kRevolute || j.type == JointType::kPrismatic;
     const XMLElement* axis = e->FirstChildElement("axis");
-    if (axis != nullptr && moves) {  // fixed and floating joints have no axis: urdfdom skips it
+    // Fixed and floating joints have no axis: urdfdom skips it.
+    if (axis != nullptr && (moves || j.type == JointType::kPlanar)) {
       const std::vector<double> a = numbers(axis, "xyz", 3, "1 0 0");
       j.axis = Vector3(a[0], a[1], a[2]);
       if (j.axis.norm() < 1e-12) fail(axis, "joint '" + j.name + "': the axis is zero");
@@ -447,8 +447,15 @@ class UrdfReader {
       }
     }
     if (const XMLElement* mimic = e->FirstChildElement("mimic")) {
-      fail(mimic, "joint '" + j.name + "': mimic joints are not supported (the dynamics gives "
-                  "every joint its own coordinate)");
+      checkAttributes(mimic, {"joint", "multiplier", "offset"});
+      j.mimic = attribute(mimic, "joint");
+      j.multiplier = number(mimic, "multiplier", 1.0, false);
+      j.offset = number(mimic, "offset", 0.0, false);
+      if (!moves) {
+        fail(mimic, "joint '" + j.name + "': only a revolute, continuous or prismatic joint can "
+                    "mimic another");
+      }
+      j.where = where(mimic);  // mimic errors (unknown joint, cycle) point at the <mimic>
     }
     if (const XMLElement* s = e->FirstChildElement("safety_controller")) {
       warn(s, "joint '" + j.name + "': <safety_controller> is ignored");

@@ -47,7 +47,10 @@ std::string resolveMeshUri(const std::string& uri, const std::string& urdf_file)
 // or a free base; each visual and collision shape. What URDF cannot say is written as a comment:
 // a flexible body becomes its rigid equivalent (the undeformed body), a flying base a floating one,
 // gravity and armature are dropped. A cylindrical joint becomes a revolute then a prismatic joint
-// and a universal joint two revolute joints (through massless links), with the same coordinates.
+// and a universal joint two revolute joints (through massless links), with the same coordinates; a
+// planar joint whose child link frame is not its body frame moves a massless link in its joint
+// frame; a mimic joint is written with its composed multiplier and offset, following the joint its
+// chain ends at.
 // Throws ModelError for a spherical joint, which URDF cannot express with the same coordinates.
 std::string writeUrdf(const Model& model);
 

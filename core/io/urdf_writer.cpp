@@ -207,6 +207,14 @@ class Writer {
     }
     const std::string& parent = m_.body_name[p];
     const std::string& child = m_.body_name[i];
+    if (isMimic(j)) {  // following the joint its chain of mimics ends at; its own limits unused
+      const bool revolute = j.type == JointType::kRevolute;
+      joint(j.name, revolute ? "continuous" : "prismatic", parent, child, X, R_LB * j.axis,
+            revolute ? "" : "<limit lower=\"0\" upper=\"0\" effort=\"0\" velocity=\"0\"/>",
+            "<mimic joint=\"" + esc(m_.joint[j.mimic_body].name) + "\" multiplier=\"" +
+                num(j.mimic_multiplier) + "\" offset=\"" + num(j.mimic_offset) + "\"/>");
+      return;
+    }
     switch (j.type) {
       case JointType::kFixed:
         joint(j.name, "fixed", parent, child, X, std::nullopt, "");
@@ -235,6 +243,20 @@ class Writer {
               limit(j.idx_q + 1, j.idx_v + 1, limited || cyl));
         break;
       }
+      case JointType::kPlanar:
+        if (isIdentity(linkFrame(i))) {
+          joint(j.name, "planar", parent, child, X, j.axis, "");
+        } else {
+          // The joint frame (z on the axis) becomes the frame of a massless link, so that the
+          // in-plane coordinates read back along the same directions.
+          os_ << "  <!-- Grapple's planar joint '" << comment(j.name)
+              << "' moves a massless link in its joint frame, which carries the child. -->\n";
+          const std::string mid = freshName(child + "_plane");
+          os_ << "  <link name=\"" << esc(mid) << "\"/>\n";
+          joint(j.name, "planar", parent, mid, linkFrame(p).inverse() * m_.X_parent_joint[i], j.axis, "");
+          joint(j.name + "_link", "fixed", mid, child, linkFrame(i), std::nullopt, "");
+        }
+        break;
       case JointType::kFree:
         joint(j.name, "floating", parent, child, X, std::nullopt, "");
         break;
@@ -245,12 +267,13 @@ class Writer {
 
   void joint(const std::string& name, const std::string& type, const std::string& parent,
              const std::string& child, const Transform& X, const std::optional<Vector3>& axis,
-             const std::string& limit) {
+             const std::string& limit, const std::string& mimic = "") {
     os_ << "  <joint name=\"" << esc(name) << "\" type=\"" << type << "\">\n"
         << "    <parent link=\"" << esc(parent) << "\"/>\n    <child link=\"" << esc(child) << "\"/>\n"
         << "    " << originTag(X) << "\n";
     if (axis) os_ << "    <axis xyz=\"" << vec(*axis) << "\"/>\n";
     if (!limit.empty()) os_ << "    " << limit << "\n";
+    if (!mimic.empty()) os_ << "    " << mimic << "\n";
     os_ << "  </joint>\n";
   }
 

@@ -5,11 +5,12 @@
 // Bodies are the rigid sets that move independently: links joined by fixed joints are merged into
 // one body when the model is built, and every link stays reachable as a named Frame.
 // Bodies are numbered so that parent[i] < i (parents first), which every recursion relies on.
-// The frame of a body moved by a revolute, prismatic or cylindrical joint has its z axis on the
-// joint axis (ModelBuilder rotates it there; the link's own frame is kept as a Frame), so such a
+// The frame of a body moved by a revolute, prismatic, cylindrical or planar joint has its z axis on
+// the joint axis (ModelBuilder rotates it there; the link's own frame is kept as a Frame), so such a
 // joint turns about, or slides along, z and its P_i is a unit vector.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,20 @@ struct Model {
                                            //   undeformed tip frame (axes of the parent's link)
   int nflex = 0;                           // number of modal coordinates in all
   bool hasFlexibleBodies() const { return nflex > 0; }
+
+  // Mimic joints (Joint::mimic_body): they have no coordinates of their own. `full` is the same
+  // tree with a coordinate for every joint (null when there is no mimic joint), and the
+  // algorithms run on it and project (dynamics/mimic.hpp): its coordinates are
+  //   q_full[k] = mimic_q_gain[k] q[mimic_q_source[k]] + mimic_q_offset[k],
+  //   v_full[k] = mimic_v_gain[k] v[mimic_v_source[k]],
+  // i.e. v_full = G v with a constant G (so Ġ = 0); a joint that is not a mimic has gain 1.
+  // The algorithms take the gravity, base placement, inertias and armature from this model (a
+  // program may change them after the build), not from `full`.
+  std::shared_ptr<const Model> full;
+  std::vector<int> mimic_q_source, mimic_v_source;  // (full->nq), (full->nv)
+  Eigen::VectorXd mimic_q_gain, mimic_q_offset;     // (full->nq)
+  Eigen::VectorXd mimic_v_gain;                     // (full->nv)
+  bool hasMimicJoints() const { return full != nullptr; }
 
   bool hasFreeBase() const { return !joint.empty() && joint[0].type == JointType::kFree; }
   // Number of velocity coordinates of the base (6 for floating and flying, 0 for fixed).

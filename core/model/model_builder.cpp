@@ -181,7 +181,8 @@ Model ModelBuilder::build() const {
       fail(J.where, who + ": origin rotation is not a rotation matrix");
     }
     const bool needs_axis = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
-                            J.type == JointType::kCylindrical || J.type == JointType::kUniversal;
+                            J.type == JointType::kCylindrical || J.type == JointType::kUniversal ||
+                            J.type == JointType::kPlanar;
     if (needs_axis) {
       if (!J.axis.allFinite() || J.axis.norm() < 1e-12) fail(J.where, who + ": axis is zero");
       axis[k] = J.axis.normalized();
@@ -220,6 +221,43 @@ Model ModelBuilder::build() const {
     for (double x : J.velocity) if (x <= 0) fail(J.where, who + ": velocity limit must be > 0");
     for (double x : J.effort) if (x <= 0) fail(J.where, who + ": effort limit must be > 0");
     for (double x : J.armature) if (x < 0) fail(J.where, who + ": armature must be >= 0");
+  }
+
+  // Mimic joints: 1-DOF joints following an existing 1-DOF joint, without cycles.
+  bool has_mimic = false;
+  const auto one_dof = [](JointType t) { return t == JointType::kRevolute || t == JointType::kPrismatic; };
+  for (const JointSpec& J : joints_) {
+    if (J.mimic.empty()) continue;
+    has_mimic = true;
+    const std::string who = "joint '" + J.name + "'";
+    if (!one_dof(J.type)) fail(J.where, who + ": only a revolute or prismatic joint can mimic another");
+    if (!std::isfinite(J.multiplier) || !std::isfinite(J.offset)) {
+      fail(J.where, who + ": the mimic's multiplier and offset must be finite");
+    }
+    auto m = joint_names.find(J.mimic);
+    if (m == joint_names.end()) fail(J.where, who + " mimics joint '" + J.mimic + "', which does not exist");
+    if (!one_dof(joints_[m->second].type)) {
+      fail(J.where, who + " mimics joint '" + J.mimic + "', which is not revolute or prismatic");
+    }
+  }
+  for (const JointSpec& J : joints_) {
+    if (J.mimic.empty()) continue;
+    const std::string who = "joint '" + J.name + "'";
+    auto m = joint_names.find(J.mimic);
+    std::string chain = J.name;
+    std::vector<char> seen(joints_.size(), 0);
+    seen[joint_names.at(J.name)] = 1;
+    for (int k = m->second;; k = joint_names.at(joints_[k].mimic)) {
+      chain += " -> " + joints_[k].name;
+      if (seen[k]) fail(J.where, who + ": mimic joints form a cycle (" + chain + ")");
+      seen[k] = 1;
+      if (joints_[k].mimic.empty()) break;
+    }
+  }
+  if (has_mimic) {
+    for (const LinkSpec& L : links_) {
+      if (L.flexible) fail(L.where, "link '" + L.name + "': mimic joints and flexible links cannot be combined");
+    }
   }
 
   // The root: the only link without a parent joint.
@@ -291,12 +329,12 @@ Model ModelBuilder::build() const {
     if (J.type == JointType::kFixed && !at_tip && !links_[cl].flexible) {
       place[cl] = {pp.body, pp.X_body_link * J.origin};
     } else {
-      // Revolute, prismatic and cylindrical joints get a body frame whose z axis is the joint
-      // axis (R_a z = axis): their transform is then a rotation about or a shift along z and
-      // P_i a unit vector, which the recursions exploit. The link keeps its own frame, placed
-      // in the body by R_aᵀ.
+      // Revolute, prismatic, cylindrical and planar joints get a body frame whose z axis is the
+      // joint axis (R_a z = axis): their transform is then a rotation about or a shift along z
+      // and P_i a unit vector, which the recursions exploit (a planar joint then moves along
+      // the joint frame's R_a x and R_a y). The link keeps its own frame, placed in the body by R_aᵀ.
       const bool align = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
-                         J.type == JointType::kCylindrical;
+                         J.type == JointType::kCylindrical || J.type == JointType::kPlanar;
       const Matrix3 Ra = align ? rotationFromZ(axis[k]) : Matrix3::Identity();
       const int b = static_cast<int>(model.parent.size());
       place[cl] = {b, Transform{Ra.transpose(), Vector3::Zero()}};
@@ -486,7 +524,87 @@ Model ModelBuilder::build() const {
       }
     }
   }
-  return model;
+  if (!has_mimic) return model;
+
+  // Mimic joints: the model built so far has a coordinate for every joint and becomes `full`; the
+  // model returned keeps the coordinates of the other joints. Chains of mimics are followed to the
+  // joint they end at: q = m1 (m2 q' + o2) + o1 = (m1 m2) q' + (m1 o2 + o1).
+  std::vector<int> body_of_joint(joints_.size(), -1);
+  for (int i = 1; i < model.nbodies; ++i) body_of_joint[joint_of_body[i]] = i;
+  Model reduced = model;
+  for (int i = 1; i < model.nbodies; ++i) {
+    const JointSpec& J = joints_[joint_of_body[i]];
+    if (J.mimic.empty()) continue;
+    double gain = J.multiplier, offset = J.offset;
+    int k = joint_names.at(J.mimic);
+    for (; !joints_[k].mimic.empty(); k = joint_names.at(joints_[k].mimic)) {
+      offset += gain * joints_[k].offset;
+      gain *= joints_[k].multiplier;
+    }
+    Joint& j = reduced.joint[i];
+    j.mimic_body = body_of_joint[k];
+    j.mimic_multiplier = gain;
+    j.mimic_offset = offset;
+    j.nq = j.nv = 0;
+  }
+  const int nq_full = model.nq, nv_full = model.nv;
+  reduced.mimic_q_source.assign(nq_full, 0);
+  reduced.mimic_v_source.assign(nv_full, 0);
+  reduced.mimic_q_gain = Eigen::VectorXd::Ones(nq_full);
+  reduced.mimic_q_offset = Eigen::VectorXd::Zero(nq_full);
+  reduced.mimic_v_gain = Eigen::VectorXd::Ones(nv_full);
+  nq = nv = 0;
+  for (int i = 0; i < model.nbodies; ++i) {
+    Joint& j = reduced.joint[i];
+    j.idx_q = nq;
+    j.idx_v = nv;
+    nq += j.nq;
+    nv += j.nv;
+  }
+  reduced.nq = nq;
+  reduced.nv = nv;
+  reduced.lower_position_limit.resize(nq);
+  reduced.upper_position_limit.resize(nq);
+  reduced.velocity_limit.resize(nv);
+  reduced.effort_limit.resize(nv);
+  reduced.armature.resize(nv);
+  reduced.v_body.resize(nv);
+  for (int i = 0; i < model.nbodies; ++i) {
+    const Joint& j = reduced.joint[i];
+    const Joint& jf = model.joint[i];
+    for (int d = 0; d < j.nq; ++d) {
+      reduced.lower_position_limit[j.idx_q + d] = model.lower_position_limit[jf.idx_q + d];
+      reduced.upper_position_limit[j.idx_q + d] = model.upper_position_limit[jf.idx_q + d];
+    }
+    for (int d = 0; d < j.nv; ++d) {
+      reduced.velocity_limit[j.idx_v + d] = model.velocity_limit[jf.idx_v + d];
+      reduced.effort_limit[j.idx_v + d] = model.effort_limit[jf.idx_v + d];
+      reduced.armature[j.idx_v + d] = model.armature[jf.idx_v + d];
+      reduced.v_body[j.idx_v + d] = i;
+    }
+    const Joint& source = isMimic(j) ? reduced.joint[j.mimic_body] : j;
+    const double gain = isMimic(j) ? j.mimic_multiplier : 1.0;
+    for (int d = 0; d < jf.nq; ++d) {
+      reduced.mimic_q_source[jf.idx_q + d] = source.idx_q + d;
+      reduced.mimic_q_gain[jf.idx_q + d] = gain;
+      reduced.mimic_q_offset[jf.idx_q + d] = isMimic(j) ? j.mimic_offset : 0.0;
+    }
+    for (int d = 0; d < jf.nv; ++d) {
+      reduced.mimic_v_source[jf.idx_v + d] = source.idx_v + d;
+      reduced.mimic_v_gain[jf.idx_v + d] = gain;
+    }
+  }
+  // A mimic's rotor turns multiplier times as fast as the driving joint's: its armature adds
+  // multiplier² to the driving joint's.
+  for (int i = 1; i < model.nbodies; ++i) {
+    const Joint& j = reduced.joint[i];
+    if (isMimic(j)) {
+      reduced.armature[reduced.joint[j.mimic_body].idx_v] +=
+          j.mimic_multiplier * j.mimic_multiplier * model.armature[model.joint[i].idx_v];
+    }
+  }
+  reduced.full = std::make_shared<const Model>(std::move(model));
+  return reduced;
 }
 
 }  // namespace grapple::core

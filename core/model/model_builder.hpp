@@ -94,6 +94,11 @@ struct JointSpec {
   std::vector<double> velocity;       // [rad/s or m/s]
   std::vector<double> effort;         // [N m or N]
   std::vector<double> armature;       // [kg m^2 or kg]
+  // A mimic joint (revolute or prismatic) follows the joint named `mimic` (revolute or
+  // prismatic, itself possibly a mimic): q = multiplier * q_mimic + offset. Its own limits are
+  // not used: the master's bound it.
+  std::string mimic;
+  double multiplier = 1.0, offset = 0.0;
   SourceLocation where;
 };
 

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <random>
+#include <set>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -55,14 +56,25 @@ std::vector<Case> makeCases() {
         Case c{std::string(baseModeName(mode)) + "/" + std::to_string(links) +
                    (all ? "/all-joints" : "/revolute"),
                grapple::test::randomTree(rng, o), {}, {}, {}, {}};
-        c.q = randomConfiguration(c.model, rng);
-        c.v = randomVector(rng, c.model.nv);
-        c.a = randomVector(rng, c.model.nv);
-        c.tau = randomVector(rng, c.model.nv, 10.0);
-        if (mode == BaseMode::kFloating) c.tau.head<6>().setZero();
         cases.push_back(std::move(c));
       }
     }
+    // Mimic joints (chains of them too): every check below holds for the projected dynamics.
+    for (int links : {2, 5, 13, 30}) {
+      RandomTreeOptions o;
+      o.links = links;
+      o.base = mode;
+      o.mimic_fraction = 0.4;
+      cases.push_back({std::string(baseModeName(mode)) + "/" + std::to_string(links) + "/mimic",
+                       grapple::test::randomTree(rng, o), {}, {}, {}, {}});
+    }
+  }
+  for (Case& c : cases) {
+    c.q = randomConfiguration(c.model, rng);
+    c.v = randomVector(rng, c.model.nv);
+    c.a = randomVector(rng, c.model.nv);
+    c.tau = randomVector(rng, c.model.nv, 10.0);
+    if (c.model.base_mode == BaseMode::kFloating) c.tau.head<6>().setZero();
   }
   return cases;
 }
@@ -84,6 +96,20 @@ class TestDynamics : public QObject {
   Q_OBJECT
 
  private slots:
+  // The cases hold every joint type and mimic joints.
+  void Cases_CoverEveryJointTypeAndMimics() {
+    std::set<JointType> types;
+    int mimics = 0;
+    for (const Case& c : cases()) {
+      for (const Joint& j : c.model.joint) {
+        types.insert(j.type);
+        mimics += isMimic(j);
+      }
+    }
+    QCOMPARE(int(types.size()), 8);
+    QVERIFY(mimics >= 10);
+  }
+
   void MassMatrix_IsSymmetricPositiveDefinite() {
     for (const Case& c : cases()) {
       Data d(c.model);

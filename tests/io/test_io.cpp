@@ -185,8 +185,10 @@ class TestIo : public QObject {
     EXPECT_LOAD_ERROR(loadUrdf(p), p, 3, "mass must be >= 0");
     p = f.write("triangle.urdf", "<robot name='r'>\n<link name='a'>\n<inertial><mass value='1'/>\n<inertia ixx='1' iyy='1' izz='5'/></inertial></link>\n</robot>");
     EXPECT_LOAD_ERROR(loadUrdf(p), p, 4, "triangle inequality");
-    p = f.write("planar.urdf", robotXml("<joint name='j' type='planar'><parent link='a'/><child link='b'/></joint>"));
-    EXPECT_LOAD_ERROR(loadUrdf(p), p, 4, "planar joints are not supported");
+    p = f.write("gear.urdf", robotXml("<joint name='j' type='gear'><parent link='a'/><child link='b'/></joint>"));
+    EXPECT_LOAD_ERROR(loadUrdf(p), p, 4, "unknown type 'gear'");
+    p = f.write("mimic.urdf", robotXml("<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n<mimic joint='k'/></joint>"));
+    EXPECT_LOAD_ERROR(loadUrdf(p), p, 5, "joint 'j' mimics joint 'k', which does not exist");
     p = f.write("loop.urdf", robotXml(ok_joint + "\n<joint name='k' type='fixed'><parent link='b'/><child link='a'/></joint>"));
     EXPECT_LOAD_ERROR(loadUrdf(p), p, 4, "closes a loop of joints");
     p = f.write("roots.urdf", robotXml(""));

@@ -33,7 +33,8 @@ Model randomTree(std::mt19937& rng, const RandomTreeOptions& o) {
   };
   link("base", 20.0 + 80.0 * u(rng));
   const JointType types[] = {JointType::kRevolute, JointType::kPrismatic, JointType::kCylindrical,
-                             JointType::kUniversal, JointType::kSpherical};
+                             JointType::kUniversal, JointType::kSpherical, JointType::kPlanar};
+  std::vector<std::string> one_dof;  // joints a mimic may follow
   for (int k = 1; k <= o.links; ++k) {
     const std::string name = "link" + std::to_string(k);
     link(name, 0.5 + 5.0 * u(rng));
@@ -48,11 +49,19 @@ Model randomTree(std::mt19937& rng, const RandomTreeOptions& o) {
     } else if (u(rng) < o.fixed_fraction) {
       j.type = JointType::kFixed;
     } else {
-      j.type = types[static_cast<int>(u(rng) * 5) % 5];
+      j.type = types[static_cast<int>(u(rng) * 6) % 6];
     }
     j.axis = randomUnit(rng);
     Vector3 other = randomUnit(rng);
     j.axis2 = (other - other.dot(j.axis) * j.axis).normalized();
+    if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
+      if (o.mimic_fraction > 0 && !one_dof.empty() && u(rng) < o.mimic_fraction) {
+        j.mimic = one_dof[static_cast<std::size_t>(u(rng) * one_dof.size()) % one_dof.size()];
+        j.multiplier = 3.0 * u(rng) - 1.5;
+        j.offset = u(rng) - 0.5;
+      }
+      one_dof.push_back(j.name);
+    }
     b.addJoint(j);
   }
   return b.build();

@@ -12,6 +12,8 @@ struct RandomTreeOptions {
   core::BaseMode base = core::BaseMode::kFloating;
   bool all_joint_types = true;          // revolute only when false
   double fixed_fraction = 0.1;          // share of fixed joints (merged into their parent)
+  double mimic_fraction = 0.0;          // share of 1-DOF joints mimicking an earlier 1-DOF joint
+                                        //   (itself possibly a mimic), random multiplier and offset
 };
 
 // A random tree: each link hangs from a random earlier link; random joint types, axes, placements,
