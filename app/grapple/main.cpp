@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
       !scenario.isEmpty()) {
     window.openScenario(grapple::ui::MainWindow::defaultScenario());
   }
+  // Unsaved edits a previous session left (killed, crashed): offered back, in interactive use.
+  if (screenshot.isEmpty() && benchmark <= 0 && !replay) QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
   window.setSpeed(replay ? 0.0 : speed);
   if ((!screenshot.isEmpty() || replay) && window.runner()) {
     window.runner()->runUntil(at);
