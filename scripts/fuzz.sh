@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes every input format Grapple reads with libFuzzer (clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer): scenario files with --set overrides, robot YAML, URDF, the
-# probe's state files and campaign files. Each target starts from the repository's own files (tests/fuzz/seeds and
-# the files below) with the dictionary tests/fuzz/grapple.dict, first replays the inputs that once
-# crashed it (tests/fuzz/regressions/TARGET/), then runs up to GRAPPLE_FUZZ_RUNS inputs (default
-# 20000) or GRAPPLE_FUZZ_SECONDS (default 60), whichever comes first, from a fixed random seed
+# probe's state files and campaign files. Each target starts from the repository's own files
+# (tests/fuzz/seeds and the files below) with the dictionary tests/fuzz/grapple.dict, first
+# replays the inputs that once crashed it (tests/fuzz/regressions/TARGET/), then runs up to
+# GRAPPLE_FUZZ_RUNS inputs (default 20000) or GRAPPLE_FUZZ_SECONDS (default 60), whichever comes
+# first, from a fixed random seed
 # (GRAPPLE_FUZZ_SEED, default 1). It fails on any crash, sanitizer report, leak, or input taking
 # more than GRAPPLE_FUZZ_TIMEOUT seconds (default 10: a hang; the slowest input is reported).
 # Findings land in build-asan/fuzz/TARGET/ (crash-*, timeout-*, leak-*).

@@ -14,18 +14,18 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
-#include <QMessageBox>
-#include <QStandardPaths>
-#include <QTimer>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -729,9 +729,7 @@ void ScenarioEditor::saveTo(const QString& path) {
   }
   const std::string text = yamlText(doc);
   core::writeFileAtomically(target, text);
-  if (!autosave_file_.isEmpty()) QFile::remove(autosave_file_);  // saved: nothing to recover
-  autosave_file_.clear();
-  autosaved_.clear();
+  removeAutosave();  // saved: nothing to recover
   path_ = target;
   watchFile();
   if (moved) undo_->clear();  // the history's documents would name the robot from the old place
@@ -750,11 +748,15 @@ QString ScenarioEditor::autosavePath() const {
 
 void ScenarioEditor::setAutosaveInterval(int ms) { autosave_timer_->setInterval(ms); }
 
+void ScenarioEditor::removeAutosave() {
+  if (!autosave_file_.isEmpty()) QFile::remove(autosave_file_);
+  autosave_file_.clear();
+  autosaved_.clear();
+}
+
 void ScenarioEditor::autosave() {
-  if (!isModified()) {  // saved, or undone back to the file: nothing to recover
-    if (!autosave_file_.isEmpty()) QFile::remove(autosave_file_);
-    autosave_file_.clear();
-    autosaved_.clear();
+  if (!isModified()) {  // undone back to the file: nothing to recover
+    removeAutosave();
     return;
   }
   if (text_ == autosaved_ && autosave_file_ == autosavePath()) return;

@@ -146,6 +146,7 @@ class ScenarioEditor : public QWidget {
   void clearError();
   QStandardItem* itemAt(const QString& path) const;
   void autosave();
+  void removeAutosave();  // the one this editor wrote
   // Watches path_ from now on, its present text being what the editor knows of it.
   void watchFile();
   void onFileChanged();
