@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes every input format Grapple reads with libFuzzer (clang, AddressSanitizer and
-# UndefinedBehaviorSanitizer): scenario files with --set overrides, robot YAML, URDF and the
-# probe's state files. Each target starts from the repository's own files (tests/fuzz/seeds and
-# the files below) with the dictionary tests/fuzz/grapple.dict, first replays the inputs that once
-# crashed it (tests/fuzz/regressions/TARGET/), then runs up to GRAPPLE_FUZZ_RUNS inputs (default
-# 20000) or GRAPPLE_FUZZ_SECONDS (default 60), whichever comes first, from a fixed random seed
+# UndefinedBehaviorSanitizer): scenario files with --set overrides, robot YAML, URDF, the
+# probe's state files and campaign files. Each target starts from the repository's own files
+# (tests/fuzz/seeds and the files below) with the dictionary tests/fuzz/grapple.dict, first
+# replays the inputs that once crashed it (tests/fuzz/regressions/TARGET/), then runs up to
+# GRAPPLE_FUZZ_RUNS inputs (default 20000) or GRAPPLE_FUZZ_SECONDS (default 60), whichever comes
+# first, from a fixed random seed
 # (GRAPPLE_FUZZ_SEED, default 1). It fails on any crash, sanitizer report, leak, or input taking
 # more than GRAPPLE_FUZZ_TIMEOUT seconds (default 10: a hang; the slowest input is reported).
 # Findings land in build-asan/fuzz/TARGET/ (crash-*, timeout-*, leak-*).
@@ -22,7 +23,7 @@ seconds=${GRAPPLE_FUZZ_SECONDS:-60}
 seed=${GRAPPLE_FUZZ_SEED:-1}
 timeout=${GRAPPLE_FUZZ_TIMEOUT:-10}
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_scenario fuzz_robot_yaml fuzz_urdf fuzz_probe_state)
+((${#targets[@]})) || targets=(fuzz_scenario fuzz_robot_yaml fuzz_urdf fuzz_probe_state fuzz_campaign)
 
 configure_asan
 cmake --build build-asan -j "$(nproc)" --target "${targets[@]}"
@@ -37,6 +38,7 @@ seeds() {
     fuzz_probe_state)  # the first byte chooses the robot ('0': the rigid MDA arm, see the target)
       for f in tests/data/*_state.json; do { printf 0; cat "$f"; } >"$dir/$(basename "$f")"; done
       cp tests/fuzz/seeds/probe_*.json "$dir" ;;
+    fuzz_campaign) cp scenarios/campaigns/*.yaml tests/fuzz/seeds/campaign_*.yaml "$dir" ;;
   esac
 }
 

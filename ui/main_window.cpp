@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -121,9 +122,29 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildEditMenu();
   buildGhostActions();
 
+  // The remembered settings: a part that cannot be read (a corrupt or hand-edited settings file)
+  // is ignored, its default used, and the status bar says which.
   QSettings settings;
-  geometry_restored_ = restoreGeometry(settings.value("window/geometry").toByteArray());
-  if (!restoreState(settings.value("window/state").toByteArray())) {
+  if (settings.status() == QSettings::FormatError) settings_problems_ << tr("the file's format");
+  const QVariant geometry = settings.value("window/geometry"), state = settings.value("window/state");
+  geometry_restored_ = geometry.isValid() && restoreGeometry(geometry.toByteArray());
+  if (geometry.isValid() && !geometry_restored_) settings_problems_ << "window/geometry";
+  const bool layout_restored = state.isValid() && restoreState(state.toByteArray());
+  if (state.isValid() && !layout_restored) settings_problems_ << "window/state";
+  const QVariant recent = settings.value("recent");
+  if (recent.isValid() && recent.typeId() != QMetaType::QStringList && recent.typeId() != QMetaType::QString) {
+    settings_problems_ << "recent";
+    settings.remove("recent");
+    updateRecentMenu();
+  }
+  if (!settings_problems_.isEmpty()) {
+    const QString note = tr("Settings %1: %2 could not be read and %3 ignored (defaults used).")
+                             .arg(settings.fileName(), settings_problems_.join(", "),
+                                  settings_problems_.size() == 1 ? tr("was") : tr("were"));
+    qWarning("grapple: %s", qPrintable(note));
+    statusBar()->showMessage(note, 30000);
+  }
+  if (!layout_restored) {
     // The default layout's front tabs (energy, tracking, base drift, the scenario summary): a
     // dock raised before the window is shown does not stay in front, so once it is shown. The
     // tabs behind (manipulability map, tuning, editor) cost nothing until chosen.
@@ -265,6 +286,7 @@ void MainWindow::writeScenario(const QString& path) {
     editor_->saveTo(path);
   } else {
     core::saveScenario(runner_->scenario(), path.toStdString());
+    if (editor_ && QFileInfo(path).absoluteFilePath() == QFileInfo(path_).absoluteFilePath()) editor_->fileWrittenHere();
   }
 }
 
@@ -376,7 +398,14 @@ void MainWindow::buildMenus() {
   exaggeration_->setObjectName("exaggeration");
   exaggeration_->setRange(0, 1000);
   exaggeration_->setDecimals(1);
-  exaggeration_->setValue(QSettings().value("view/exaggeration", 10.0).toDouble());
+  bool exaggeration_ok = true;
+  const double exaggeration = QSettings().value("view/exaggeration", 10.0).toDouble(&exaggeration_ok);
+  if (exaggeration_ok && std::isfinite(exaggeration) && exaggeration >= 0 && exaggeration <= 1000) {
+    exaggeration_->setValue(exaggeration);
+  } else {
+    exaggeration_->setValue(10.0);
+    settings_problems_ << "view/exaggeration";
+  }
   exaggeration_->setToolTip(tr("Display exaggeration of the flexible deformation"));
   connect(exaggeration_, &QDoubleSpinBox::valueChanged, this, [this](double f) {
     if (scene_) scene_->setExaggeration(f);
@@ -856,6 +885,12 @@ QString MainWindow::statusText() const {
 
 void MainWindow::save() {
   if (path_.isEmpty()) return;
+  if (editor_ && editor_->fileChangedOnDisk() &&
+      QMessageBox::question(this, tr("Scenario changed on disk"),
+                            tr("%1 was changed on disk by another program since it was opened. Overwrite it?").arg(path_),
+                            QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Save) {
+    return;
+  }
   try {
     writeScenario(path_);
     statusBar()->showMessage(tr("Saved %1").arg(path_), 5000);
@@ -874,6 +909,31 @@ void MainWindow::saveAs() {
     statusBar()->showMessage(tr("Saved %1").arg(path_), 5000);
   } catch (const std::exception& e) {
     QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::offerRecovery() {
+  for (const ScenarioEditor::Recovery& r : ScenarioEditor::pendingRecoveries()) {
+    QMessageBox box(QMessageBox::Question, tr("Unsaved edits found"),
+                    tr("The scenario editor holds unsaved edits of %1 (autosaved %2) from a session that ended "
+                       "without saving them. Restore them?")
+                        .arg(r.scenario, r.saved),
+                    QMessageBox::NoButton, this);
+    box.setObjectName("recoveryQuestion");
+    QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
+    QPushButton* discard = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    box.addButton(tr("Not now"), QMessageBox::RejectRole);  // asked again at the next start
+    box.exec();
+    if (box.clickedButton() == discard) {
+      ScenarioEditor::discardRecovery(r.autosave);
+    } else if (box.clickedButton() == restore) {
+      if (!editor_->recover(r.autosave)) {
+        QMessageBox::warning(this, tr("Cannot recover"), editor_->lastError());
+        continue;
+      }
+      if (QDockWidget* d = findChild<QDockWidget*>("dock:editor")) d->raise();
+      return;  // one document at a time: the others are offered at the next start
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include <QMainWindow>
 #include <QElapsedTimer>
 #include <QString>
+#include <QStringList>
 
 #include "core/io/scenario_yaml.hpp"
 #include "render/video.hpp"
@@ -57,6 +58,12 @@ class MainWindow : public QMainWindow {
   bool openScenario(const QString& path);
   const QString& scenarioPath() const { return path_; }
   const QString& lastError() const { return last_error_; }
+  // The settings that could not be read at start (ignored: "window/state", "recent", ...).
+  const QStringList& settingsProblems() const { return settings_problems_; }
+  // Asks, for each document the scenario editor autosaved in a session that ended without
+  // saving it (killed, crashed, closed), whether to restore it (into the editor, unsaved),
+  // discard it or keep it for later. Modal; app/grapple calls it once the window is shown.
+  void offerRecovery();
   // Key/value overrides applied when scenarios are loaded (as grapple-cli's --set).
   void setOverrides(std::vector<std::pair<std::string, std::string>> overrides) { overrides_ = std::move(overrides); }
   const std::vector<std::pair<std::string, std::string>>& overrides() const { return overrides_; }
@@ -169,6 +176,7 @@ class MainWindow : public QMainWindow {
   void showEvents(const RunStatus& st, int from);
 
   QString path_, last_error_;
+  QStringList settings_problems_;
   std::vector<std::pair<std::string, std::string>> overrides_;
   core::LoadedScenario loaded_;
   std::unique_ptr<SimRunner> runner_;

@@ -1,5 +1,6 @@
 #include "ui/scenario_editor.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -7,15 +8,24 @@
 #include <vector>
 
 #include <QColor>
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -270,6 +280,21 @@ std::string uniqueName(const std::string& name, const std::set<std::string>& tak
   return candidate;
 }
 
+// The first line of an autosave file; the scenario's path follows it.
+constexpr char kAutosaveHeader[] = "# grapple autosave of the scenario editor's document: ";
+constexpr int kAutosaveMs = 3000;
+
+QString autosaveDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave";
+}
+
+// A file's whole text ("" if it cannot be read).
+std::string fileText(const std::string& path) {
+  QFile f(QString::fromStdString(path));
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return f.readAll().toStdString();
+}
+
 }  // namespace
 
 ScenarioEditor::ScenarioEditor(MainWindow* window, QWidget* parent) : QWidget(parent), window_(window) {
@@ -359,9 +384,16 @@ ScenarioEditor::ScenarioEditor(MainWindow* window, QWidget* parent) : QWidget(pa
   layout->addWidget(split, 1);
 
   connect(window_, &MainWindow::scenarioReplaced, this, &ScenarioEditor::onScenarioReplaced);
+  autosave_timer_ = new QTimer(this);
+  autosave_timer_->setInterval(kAutosaveMs);
+  connect(autosave_timer_, &QTimer::timeout, this, &ScenarioEditor::autosave);
+  autosave_timer_->start();
+  watcher_ = new QFileSystemWatcher(this);
+  connect(watcher_, &QFileSystemWatcher::fileChanged, this, &ScenarioEditor::onFileChanged);
   rebuildTree();
 }
 
+// (The autosave stays: unsaved edits are offered back at the next start.)
 ScenarioEditor::~ScenarioEditor() = default;
 
 bool ScenarioEditor::isModified() const { return foreign_modified_ || !undo_->isClean(); }
@@ -429,13 +461,17 @@ void ScenarioEditor::onScenarioReplaced() {
       undo_->clear();
       foreign_modified_ = false;
       adoptText(text, scen);
+      watchFile();
       return;
     }
   } catch (const std::exception&) {
     // The file changed or went away since: the scenario itself, below.
   }
   // Another panel's change: the document rebuilt from the scenario.
-  path_ = wpath;
+  if (wpath != path_) {
+    path_ = wpath;
+    watchFile();
+  }
   undo_->clear();
   foreign_modified_ = true;
   std::string scen = now;
@@ -693,12 +729,130 @@ void ScenarioEditor::saveTo(const QString& path) {
   }
   const std::string text = yamlText(doc);
   core::writeFileAtomically(target, text);
+  removeAutosave();  // saved: nothing to recover
   path_ = target;
+  watchFile();
   if (moved) undo_->clear();  // the history's documents would name the robot from the old place
   if (text != text_) adoptText(text, scenario_yaml_);
   undo_->setClean();
   foreign_modified_ = false;
   emit documentChanged();
+}
+
+// ---- autosave and recovery -------------------------------------------------------------------
+
+QString ScenarioEditor::autosavePath() const {
+  const QByteArray key = QCryptographicHash::hash(QByteArray::fromStdString(path_), QCryptographicHash::Sha1);
+  return autosaveDir() + "/" + QString::fromLatin1(key.toHex().left(16)) + ".yaml";
+}
+
+void ScenarioEditor::setAutosaveInterval(int ms) { autosave_timer_->setInterval(ms); }
+
+void ScenarioEditor::removeAutosave() {
+  if (!autosave_file_.isEmpty()) QFile::remove(autosave_file_);
+  autosave_file_.clear();
+  autosaved_.clear();
+}
+
+void ScenarioEditor::autosave() {
+  if (!isModified()) {  // undone back to the file: nothing to recover
+    removeAutosave();
+    return;
+  }
+  if (text_ == autosaved_ && autosave_file_ == autosavePath()) return;
+  const QString file = autosavePath();
+  try {
+    QDir().mkpath(autosaveDir());
+    core::writeFileAtomically(file.toStdString(), kAutosaveHeader + path_ + "\n" + text_);
+    autosave_file_ = file;
+    autosaved_ = text_;
+  } catch (const std::exception& e) {
+    emit statusMessage(tr("Scenario editor: autosave failed: %1").arg(QString::fromStdString(e.what())));
+  }
+}
+
+std::vector<ScenarioEditor::Recovery> ScenarioEditor::pendingRecoveries() {
+  std::vector<Recovery> found;
+  const QFileInfoList files = QDir(autosaveDir()).entryInfoList({"*.yaml"}, QDir::Files, QDir::Time);
+  for (const QFileInfo& fi : files) {
+    QFile f(fi.absoluteFilePath());
+    if (!f.open(QIODevice::ReadOnly)) continue;
+    const QString first = QString::fromUtf8(f.readLine()).trimmed();
+    if (!first.startsWith(QLatin1String(kAutosaveHeader))) continue;  // not ours
+    found.push_back({fi.absoluteFilePath(), first.mid(int(std::strlen(kAutosaveHeader))),
+                     fi.lastModified().toString("yyyy-MM-dd HH:mm:ss")});
+  }
+  return found;
+}
+
+bool ScenarioEditor::recover(const QString& autosave) {
+  const std::string content = fileText(autosave.toStdString());
+  const std::size_t eol = content.find('\n');
+  if (content.rfind(kAutosaveHeader, 0) != 0 || eol == std::string::npos) {
+    fail(tr("%1: not an autosave of the scenario editor").arg(autosave));
+    return false;
+  }
+  const QString scenario = QString::fromStdString(content.substr(std::strlen(kAutosaveHeader), eol - std::strlen(kAutosaveHeader)));
+  if (!window_->openScenario(scenario)) {
+    fail(tr("Cannot recover the edits of %1: %2").arg(scenario, window_->lastError()));
+    return false;
+  }
+  if (!restore(content.substr(eol + 1))) return false;
+  undo_->clear();
+  foreign_modified_ = true;  // the file does not hold them: Save writes them
+  autosave_file_ = autosave;
+  autosaved_ = text_;
+  emit documentChanged();
+  emit statusMessage(tr("Scenario editor: the unsaved edits of %1 were recovered; save to keep them.").arg(scenario));
+  return true;
+}
+
+void ScenarioEditor::discardRecovery(const QString& autosave) { QFile::remove(autosave); }
+
+// ---- the file on disk -------------------------------------------------------------------------
+
+void ScenarioEditor::watchFile() {
+  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  disk_text_ = fileText(path_);
+  if (!path_.empty() && fs::exists(path_)) watcher_->addPath(QString::fromStdString(path_));
+}
+
+void ScenarioEditor::fileWrittenHere() { disk_text_ = fileText(path_); }
+
+bool ScenarioEditor::fileChangedOnDisk() const {
+  return reload_question_ != nullptr || (fs::exists(path_) && fileText(path_) != disk_text_);
+}
+
+void ScenarioEditor::onFileChanged() {
+  const QString qpath = QString::fromStdString(path_);
+  // A file replaced by a rename (any atomic save) is no longer watched: watch the new one.
+  if (fs::exists(path_) && !watcher_->files().contains(qpath)) watcher_->addPath(qpath);
+  const std::string now = fileText(path_);
+  if (now == disk_text_ || reload_question_) return;
+  disk_text_ = now;  // asked once per change
+  if (!fs::exists(path_)) {
+    emit statusMessage(tr("%1 was removed from the disk; Save writes it again.").arg(qpath));
+    return;
+  }
+  auto* box = new QMessageBox(QMessageBox::Question, tr("Scenario changed on disk"),
+                              tr("%1 was changed on disk by another program.\n\nReload it? %2")
+                                  .arg(qpath, isModified() ? tr("The editor's unsaved edits will be lost.")
+                                                           : tr("(The editor has no unsaved edits.)")),
+                              QMessageBox::NoButton, this);
+  box->setObjectName("reloadQuestion");
+  QPushButton* reload = box->addButton(tr("Reload"), QMessageBox::AcceptRole);
+  box->addButton(tr("Keep mine"), QMessageBox::RejectRole);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  connect(box, &QMessageBox::finished, this, [this, box, reload, qpath] {
+    reload_question_ = nullptr;
+    if (box->clickedButton() == reload) {
+      window_->openScenario(qpath);
+    } else {
+      emit statusMessage(tr("Kept the editor's document; saving it overwrites the file changed on disk."));
+    }
+  });
+  reload_question_ = box;
+  box->open();
 }
 
 // ---- the widgets -----------------------------------------------------------------------------

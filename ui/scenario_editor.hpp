@@ -21,18 +21,30 @@
 // the file again; anything else (a tuning panel's change) is rebuilt from the Scenario struct
 // (core::scenarioToYaml, which keeps an embedded robot), marked modified, and the undo history
 // is cleared (its commands would silently undo the other panel's change).
+//
+// Nothing lost: while the document differs from its file, it is autosaved every few seconds
+// (atomically) into the user's data folder (autosave/, one file per scenario, its first line
+// naming the scenario); the autosave is removed once the document is saved or back to its file.
+// An application killed, crashed or closed with unsaved edits leaves it behind, and
+// MainWindow::offerRecovery() offers the edits back at the next start. The scenario's file is
+// watched: changed on disk by someone else (into another scenario than the one open), the
+// editor asks whether to reload it or keep the document, instead of overwriting it unasked.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <QString>
 #include <QWidget>
 #include <yaml-cpp/yaml.h>
 
+class QFileSystemWatcher;
 class QLabel;
+class QMessageBox;
 class QPushButton;
 class QStandardItem;
 class QStandardItemModel;
+class QTimer;
 class QTreeView;
 class QUndoStack;
 class QVBoxLayout;
@@ -82,6 +94,34 @@ class ScenarioEditor : public QWidget {
   // file is `path`. Throws std::runtime_error naming the file.
   void saveTo(const QString& path);
 
+  // ---- autosave and recovery ----
+  // The autosave file of the open scenario (whether it exists or not).
+  QString autosavePath() const;
+  // How often the document is autosaved while modified (default 3 s).
+  void setAutosaveInterval(int ms);
+  // Autosaved edits of a previous session (what the user's data folder holds).
+  struct Recovery {
+    QString autosave;  // the autosave file
+    QString scenario;  // the scenario it edits
+    QString saved;     // when it was written ("2026-11-24 23:40:12")
+  };
+  static std::vector<Recovery> pendingRecoveries();
+  // Opens the recovered edits' scenario and makes the autosaved document the editor's
+  // (modified: saving writes it). False, with the reason in lastError(), if the scenario cannot
+  // be opened or the document is refused now; the autosave is then kept.
+  bool recover(const QString& autosave);
+  static void discardRecovery(const QString& autosave);
+
+  // ---- the file on disk ----
+  // The question asked when the scenario's file changed on disk (nullptr when none is open):
+  // "Reload" opens the file again, "Keep mine" keeps the document.
+  QMessageBox* reloadQuestion() const { return reload_question_; }
+  // The file differs from what was last read or saved here, or the question is open.
+  bool fileChangedOnDisk() const;
+  // The application wrote the scenario's file (File > Save of an unedited document, the tuning
+  // panels' Save): its new text is not someone else's change.
+  void fileWrittenHere();
+
  signals:
   // For the status bar (e.g. "the robot is now embedded in the scenario").
   void statusMessage(const QString& message);
@@ -105,6 +145,11 @@ class ScenarioEditor : public QWidget {
   void fail(const QString& message);
   void clearError();
   QStandardItem* itemAt(const QString& path) const;
+  void autosave();
+  void removeAutosave();  // the one this editor wrote
+  // Watches path_ from now on, its present text being what the editor knows of it.
+  void watchFile();
+  void onFileChanged();
 
   MainWindow* window_;
   std::string path_;             // the document's file (messages, relative robot path)
@@ -118,6 +163,12 @@ class ScenarioEditor : public QWidget {
   bool applying_ = false;        // our own applyScenario: ignore the scenarioReplaced it emits
   int generation_ = 0;           // of the property editor's widgets
   QString error_;
+  QString autosave_file_;        // the autosave written (removed once saved), "" if none
+  std::string autosaved_;        // the text it holds
+  std::string disk_text_;        // path_'s text when last read or written here
+  QTimer* autosave_timer_ = nullptr;
+  QFileSystemWatcher* watcher_ = nullptr;
+  QMessageBox* reload_question_ = nullptr;
 
   QUndoStack* undo_ = nullptr;
   QTreeView* tree_ = nullptr;

@@ -25,6 +25,7 @@
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/load_error.hpp"
 #include "ui/main_window.hpp"
+#include "ui/scenario_editor.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
 
@@ -729,6 +730,7 @@ bool TuningPanel::saveGains(bool quiet) {
     if (path.isEmpty()) throw std::runtime_error("no scenario file is open");
     const core::LoadedScenario loaded = edited();
     core::saveScenario(loaded.scenario, path.toStdString());
+    if (window_->editor()) window_->editor()->fileWrittenHere();
   } catch (const std::exception& e) {
     last_error_ = QString::fromStdString(e.what());
     message_->setText(tr("Not saved: %1").arg(last_error_));

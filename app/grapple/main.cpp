@@ -201,6 +201,8 @@ int main(int argc, char** argv) {
       dock->raise();
     });
   }
+  // Unsaved edits a previous session left (killed, crashed): offered back, in interactive use.
+  if (screenshot.isEmpty() && benchmark <= 0 && !replay) QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
   window.setSpeed(replay ? 0.0 : speed);
   if ((!screenshot.isEmpty() || replay) && window.runner()) {
     window.runner()->runUntil(at);

@@ -374,8 +374,9 @@ Value valueAt(const YAML::Node& doc, const std::string& key) {
   return numbersOf(n, key);
 }
 
-Campaign loadCampaign(const std::string& path) {
-  const YAML::Node doc = yaml::loadFile(path);
+Campaign loadCampaign(const std::string& path) { return loadCampaignDocument(path, yaml::loadFile(path)); }
+
+Campaign loadCampaignDocument(const std::string& path, const YAML::Node& doc) {
   const yaml::Reader r(path);
   r.requireMap(doc, "campaign");
   r.checkKeys(doc, {"format", "name", "description", "scenario", "set", "runs", "seed", "grid", "dispersions", "outputs"}, "campaign");

@@ -60,6 +60,9 @@ struct Campaign {
 // Throws LoadError (file:line) for a bad campaign, a base scenario that does not load, or a key
 // path that does not lead into the base scenario.
 Campaign loadCampaign(const std::string& path);
+// The same for a campaign document already read (`path` names it in messages, and relative
+// paths start at its folder).
+Campaign loadCampaignDocument(const std::string& path, const YAML::Node& doc);
 
 // What run i uses: each entry's drawn value (its runs.csv columns), and each key's value as
 // written into the scenario.

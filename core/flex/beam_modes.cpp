@@ -320,8 +320,10 @@ FlexibleBody beamFlexibleBody(const SegmentModes& sm, const BeamProperties& beam
   if (!rotary_inertia) Hrpsi.setZero();
   f.Vu = R * sm.Vu;
   f.M_td.resize(6, nf);
-  f.M_td.topRows<3>() = f.Vu;
-  f.M_td.bottomRows<3>() = R * (Hru + Hrpsi);
+  if (nf > 0) {  // (no modes: 6 x 0, whose empty blocks would point past no data)
+    f.M_td.topRows<3>() = f.Vu;
+    f.M_td.bottomRows<3>() = R * (Hru + Hrpsi);
+  }
   f.M_dd = rotary_inertia ? Eigen::MatrixXd(sm.Zuu_bar + sm.Zpsi_bar) : sm.Zuu_bar;
   if (segment_modal_mass) f.M_dd = sm.mass * Eigen::MatrixXd::Identity(nf, nf);
   f.Zuu = sm.Zuu_bar;

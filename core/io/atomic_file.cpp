@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,11 @@ std::string temporaryBeside(const std::string& path, const char* what) {
   name += '.';
   name += what;
   name += std::to_string(::getpid());
+  // A number of its own for every call, so that two writers of one target in one process (two
+  // threads, two windows) never share a temporary file.
+  static std::atomic<unsigned long> counter{0};
+  name += '.';
+  name += std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
   return (p.parent_path() / name).string();
 }
 

@@ -13,8 +13,9 @@ namespace grapple::core {
 // untouched.
 void writeFileAtomically(const std::string& path, const std::string& text);
 
-// The temporary name beside `path` (same folder, so the final rename is atomic) that the atomic
-// writers use: ".NAME.WHAT.PID", hidden, unique to the process.
+// A temporary name beside `path` (same folder, so the final rename is atomic) for the atomic
+// writers: ".NAME.WHATPID.N", hidden, a new one at every call (N counts the calls of the
+// process), so concurrent writers of one target never write into each other's file.
 std::string temporaryBeside(const std::string& path, const char* what);
 
 }  // namespace grapple::core

@@ -16,6 +16,7 @@
 #include "core/campaign/random.hpp"
 #include "core/campaign/results.hpp"
 #include "core/math/rotation.hpp"
+#include "tests/support/fault_places.hpp"
 #include "tests/support/load_files.hpp"
 
 using namespace grapple::core;
@@ -380,6 +381,42 @@ dispersions:
     QCOMPARE(j["missing"][0].as<int>(), 4);
     QCOMPARE(j["metrics"]["fuel_kg"]["p50"].as<double>(), 0.5);
     QVERIFY(std::abs(j["success_rate_wilson95"][0].as<double>() - wilsonInterval(1, 4).low) < 1e-15);
+  }
+
+  // Merging into a full file system or a read-only folder: mergeCampaign throws, naming the file
+  // and the system's reason; the previous results are there byte for byte and no temporary file
+  // is left.
+  void Merge_IntoAFullOrReadOnlyPlace_KeepsThePreviousResults() {
+    const std::string previous = "run,outcome\n0,captured\n";
+    auto prepare = [](const std::string& dir) {
+      writeManifest(dir, Manifest{"m", "c.yaml", 1, 3, {}});
+      fs::create_directories(dir + "/" + runFolder(0));
+      std::ofstream(dir + "/" + runFolder(0) + "/summary.json")
+          << "{\"status\": \"completed\", \"metrics\": {\"captured\": false}, \"campaign\": {\"run\": 0}}\n";
+    };
+    auto check = [&](grapple::test::FaultPlace& place) {
+      qInfo("%s", place.kind().c_str());
+      const std::vector<std::string> before = grapple::test::folderEntries(place.dir());
+      std::string message;
+      try {
+        mergeCampaign(place.dir());
+      } catch (const std::runtime_error& e) {
+        message = e.what();
+      }
+      place.restore();
+      QVERIFY2(message.find(place.file("runs.csv")) != std::string::npos, message.c_str());
+      QVERIFY2(message.find(place.reason()) != std::string::npos, message.c_str());
+      QCOMPARE(grapple::test::fileText(place.file("runs.csv")), previous);
+      QVERIFY(!fs::exists(place.file("campaign.json")));
+      QCOMPARE(grapple::test::folderEntries(place.dir()), before);
+    };
+    {
+      grapple::test::FullPlace full("runs.csv", previous, prepare);
+      check(full);
+    }
+    grapple::test::ReadOnlyFolder readonly("runs.csv", previous, prepare);
+    if (!readonly.effective()) QSKIP("root without the right to mount: no folder is read-only to this process");
+    check(readonly);
   }
 };
 

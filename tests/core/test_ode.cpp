@@ -93,7 +93,9 @@ class TestOde : public QObject {
   // The two pairs' orders: the step h ~ tol^(1/(q+1)) of an embedded estimate of order q, so over a fixed interval the work grows like tol^(-1/5) for
   // Dormand–Prince (q = 4) and tol^(-1/4) for RK4(3) (q = 3): measured on the oscillator.
   void Adaptive_WorkGrowsWithTheEstimatorsOrder() {
-    for (auto [method, q] : {std::pair{AdaptiveMethod::kDormandPrince54, 4}, std::pair{AdaptiveMethod::kRk43, 3}}) {
+    for (const auto& method_order : {std::pair{AdaptiveMethod::kDormandPrince54, 4}, std::pair{AdaptiveMethod::kRk43, 3}}) {
+      const AdaptiveMethod method = method_order.first;  // (named, not a structured binding: the lambda captures it)
+      const int q = method_order.second;
       auto steps = [&](double tol) {
         AdaptiveOptions o;
         o.method = method;

@@ -10,11 +10,12 @@
 #include <fstream>
 #include <iterator>
 
-// The targets' entry points, renamed (tests/CMakeLists.txt) so that the four link together.
+// The targets' entry points, renamed (tests/CMakeLists.txt) so that the five link together.
 extern "C" int fuzz_scenario(const std::uint8_t* data, std::size_t size);
 extern "C" int fuzz_robot_yaml(const std::uint8_t* data, std::size_t size);
 extern "C" int fuzz_urdf(const std::uint8_t* data, std::size_t size);
 extern "C" int fuzz_probe_state(const std::uint8_t* data, std::size_t size);
+extern "C" int fuzz_campaign(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -63,6 +64,9 @@ std::vector<std::string> inputsOf(const std::string& target) {
     add(filesIn(kSource / "scenarios/robots", "", ".yaml"));
   } else if (target == "fuzz_urdf") {
     add(filesIn(kSource / "tests/data", "", ".urdf"));
+  } else if (target == "fuzz_campaign") {
+    add(filesIn(kSource / "scenarios/campaigns", "", ".yaml"));
+    add(filesIn(kSource / "tests/fuzz/seeds", "campaign_"));
   } else {
     add(filesIn(kSource / "tests/fuzz/seeds", "probe_"));
     for (const fs::path& f : filesIn(kSource / "tests/data", "", "_state.json")) inputs.push_back("0" + contents(f));
@@ -79,14 +83,15 @@ class TestFuzzRegressions : public QObject {
  private slots:
   void replay_data() {
     QTest::addColumn<QString>("target");
-    for (const char* t : {"fuzz_scenario", "fuzz_robot_yaml", "fuzz_urdf", "fuzz_probe_state"}) QTest::newRow(t) << t;
+    for (const char* t : {"fuzz_scenario", "fuzz_robot_yaml", "fuzz_urdf", "fuzz_probe_state", "fuzz_campaign"}) QTest::newRow(t) << t;
   }
   void replay() {
     QFETCH(QString, target);
     const std::map<QString, Target> targets = {{"fuzz_scenario", fuzz_scenario},
                                                {"fuzz_robot_yaml", fuzz_robot_yaml},
                                                {"fuzz_urdf", fuzz_urdf},
-                                               {"fuzz_probe_state", fuzz_probe_state}};
+                                               {"fuzz_probe_state", fuzz_probe_state},
+                                               {"fuzz_campaign", fuzz_campaign}};
     const std::vector<std::string> inputs = inputsOf(target.toStdString());
     QVERIFY(!inputs.empty());
     QCOMPARE(replayInputs(targets.at(target), inputs), static_cast<int>(inputs.size()));

@@ -4,10 +4,12 @@
 // and says why.
 #include <QtTest>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
@@ -423,7 +425,7 @@ class TestScenario : public QObject {
     { std::ofstream(target) << "previous content\n"; }
     saveScenario(s.scenario, target);
     QVERIFY(readText(target).rfind("format: 1", 0) == 0);
-    QVERIFY(!fs::exists(temporaryBeside(target, "tmp")));
+    QVERIFY(!grapple::test::temporaryLeftBeside(target));
     for (const std::string& name : grapple::test::folderEntries(f.dir())) {
       QVERIFY2(name == "s.yaml" || name == "out.yaml", name.c_str());  // no temporary file left
     }
@@ -435,6 +437,34 @@ class TestScenario : public QObject {
       QVERIFY2(std::string(e.what()).find("no/such/dir") != std::string::npos, e.what());
     }
     QVERIFY(!fs::exists(bad));
+  }
+
+  // Two writers of one file at once (two threads, as two windows saving the same scenario): each
+  // write goes through a temporary file of its own, so none fails and the file is always one of
+  // the complete texts. (With one temporary name per target, a writer renames the other's file
+  // away and its own rename finds nothing.)
+  void ConcurrentAtomicWrites_NeverCollide() {
+    Files f;
+    const std::string target = f.dir() + "/shared.yaml";
+    const std::string a(20000, 'a'), b(30000, 'b');
+    std::atomic<int> failures{0};
+    auto writer = [&](const std::string& text) {
+      for (int k = 0; k < 200; ++k) {
+        try {
+          writeFileAtomically(target, text);
+        } catch (const std::exception& e) {
+          qWarning("%s", e.what());
+          ++failures;
+        }
+      }
+    };
+    std::thread ta(writer, a), tb(writer, b);
+    ta.join();
+    tb.join();
+    QCOMPARE(failures.load(), 0);
+    const std::string last = readText(target);
+    QVERIFY(last == a || last == b);
+    QCOMPARE(grapple::test::folderEntries(f.dir()), std::vector<std::string>{"shared.yaml"});
   }
 
   // A full file system and a read-only folder: saveScenario throws, naming the file and the

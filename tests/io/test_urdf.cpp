@@ -189,7 +189,7 @@ class TestUrdf : public QObject {
     for (int k = 0; k < 5; ++k) {  // random symmetric tensors that are not physical
       Matrix3 A;
       for (int i = 0; i < 9; ++i) A(i / 3, i % 3) = n(rng);
-      A = A + A.transpose();
+      A = (A + A.transpose()).eval();  // (evaluated first: A + Aᵀ written into A in place would not be symmetric)
       if (!checkPhysicalInertia(1, A).empty()) cases.push_back(A);
     }
     QVERIFY(cases.size() >= 5);

@@ -7,7 +7,8 @@
 //     which was used.
 //   ReadOnlyFolder: a folder one cannot write into. As root, a tmpfs remounted read-only (EROFS;
 //     root ignores permission bits); otherwise a folder of mode 0555 (EACCES).
-// Both hold a previous file written before the place turns hostile.
+// Both hold a previous file written before the place turns hostile, and whatever `prepare`
+// writes into the folder then (a campaign's folder, say).
 #pragma once
 
 #include <signal.h>
@@ -19,6 +20,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -35,6 +37,17 @@ inline std::vector<std::string> folderEntries(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
   return names;
+}
+
+// A temporary file of an atomic write of `path` left beside it (".NAME.*", see
+// core::temporaryBeside).
+inline bool temporaryLeftBeside(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string prefix = "." + p.filename().string() + ".";
+  for (const std::string& name : folderEntries(p.parent_path().string())) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
 }
 
 class FaultPlace {
@@ -90,9 +103,11 @@ class FaultPlace {
 
 class FullPlace : public FaultPlace {
  public:
-  // The place with `name` holding `previous`, then full.
-  FullPlace(const std::string& name, const std::string& previous) {
+  // The place with `name` holding `previous` (and what `prepare` writes), then full.
+  FullPlace(const std::string& name, const std::string& previous,
+            const std::function<void(const std::string& dir)>& prepare = {}) {
     writePrevious(name, previous);
+    if (prepare) prepare(dir_);
     if (mounted_) {
       kind_ = "a full 64 KiB tmpfs";
       reason_ = "No space left on device";
@@ -109,8 +124,10 @@ class FullPlace : public FaultPlace {
 
 class ReadOnlyFolder : public FaultPlace {
  public:
-  ReadOnlyFolder(const std::string& name, const std::string& previous) {
+  ReadOnlyFolder(const std::string& name, const std::string& previous,
+                 const std::function<void(const std::string& dir)>& prepare = {}) {
     writePrevious(name, previous);
+    if (prepare) prepare(dir_);
     if (mounted_ && ::mount(nullptr, dir_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) == 0) {
       kind_ = "a read-only tmpfs";
       reason_ = "Read-only file system";

@@ -4,32 +4,46 @@
 // invalid edits are refused with the loader's file:line message and change nothing; adding,
 // removing and reordering links changes the model's bodies and undo restores them; the saved
 // document reloads to the same scenario; a change made by another panel is followed.
+// Nothing lost: edits are autosaved and offered back after the window went away unsaved (as a
+// killed application leaves them); a file changed on disk by someone else asks to reload, and
+// the answer is followed; a corrupt settings file is ignored with a message.
 // With no X display the whole test is skipped (CTest reports "Skipped").
+#include "tests/support/fault_places.hpp"
 #include "tests/support/gui_test_main.hpp"
 #include <QtTest>
 
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileInfo>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStatusBar>
 #include <QMenuBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSurfaceFormat>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
-#include "core/io/atomic_file.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include <yaml-cpp/yaml.h>
 #include "ui/main_window.hpp"
 #include "ui/scenario_editor.hpp"
 #include "ui/sim_runner.hpp"
+#include "ui/tuning_panel.hpp"
 
 using namespace grapple;
 namespace fs = std::filesystem;
@@ -45,6 +59,33 @@ std::string readText(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A copy of the scenario in `dir` (its robot named by its absolute path), with run.duration set.
+QString scenarioCopy(const QTemporaryDir& dir, double duration, const QString& name = "copy.yaml") {
+  YAML::Node doc = YAML::LoadFile(kScenario.toStdString());
+  doc["chaser"]["robot"] = kRobot;
+  doc["run"]["duration"] = duration;
+  const QString path = dir.filePath(name);
+  YAML::Emitter out;
+  out << doc;
+  std::ofstream(path.toStdString()) << out.c_str() << "\n";
+  return path;
+}
+
+// Clicks, in each question box named `name` that opens, the button whose text `choose` gives
+// for the box's text ("" leaves the box to the next tick); until the object dies.
+void answerQuestions(QObject* owner, const QString& name, std::function<QString(const QString&)> choose) {
+  auto* timer = new QTimer(owner);
+  QObject::connect(timer, &QTimer::timeout, owner, [name, choose] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box || box->objectName() != name) return;
+    const QString want = choose(box->text());
+    for (QAbstractButton* b : box->buttons()) {
+      if (b->text() == want) b->click();
+    }
+  });
+  timer->start(20);
 }
 
 int bodyIndex(const core::Model& m, const std::string& name) {
@@ -85,6 +126,7 @@ class TestEditor : public QObject {
  private slots:
   void initTestCase() {
     QSettings().clear();
+    for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) ui::ScenarioEditor::discardRecovery(r.autosave);
     robot_text_ = readText(kRobot);
     window_ = std::make_unique<ui::MainWindow>();
     window_->resize(1280, 800);
@@ -305,7 +347,7 @@ class TestEditor : public QObject {
     editor_->saveTo(embedded);
     QVERIFY(!editor_->isModified());
     QCOMPARE(editor_->undoStack()->count(), 0);
-    QVERIFY(!fs::exists(core::temporaryBeside(embedded.toStdString(), "tmp")));
+    QVERIFY(!grapple::test::temporaryLeftBeside(embedded.toStdString()));
     QCOMPARE(readText(kRobot), robot_text_);
     const core::LoadedScenario reloaded = core::loadScenario(embedded.toStdString());
     QCOMPARE(core::scenarioToYaml(reloaded.scenario), core::scenarioToYaml(window_->loaded().scenario));
@@ -359,6 +401,127 @@ class TestEditor : public QObject {
     QVERIFY(editor_->setValue("controllers[1].kd", "5"));
     QCOMPARE(window_->loaded().scenario.controllers[1].kp, 7.0);
     QCOMPARE(window_->loaded().scenario.controllers[1].kd, 5.0);
+  }
+
+  // Autosave and recovery: edits autosaved within the interval (atomically, beside nothing of the
+  // scenario's); a window that goes away without saving (as a killed application: no code of
+  // the editor cleans up) leaves them; the next window offers them back and, restored, they are
+  // the document (unsaved) and the scenario run; saving removes the autosave.
+  void autosavedEditsAreOfferedBackAtTheNextStart() {
+    QTemporaryDir dir;
+    const QString copy = scenarioCopy(dir, 6);
+    QString autosave;
+    {
+      ui::MainWindow first;
+      QVERIFY(first.openScenario(copy));
+      ui::ScenarioEditor* e = first.editor();
+      e->setAutosaveInterval(50);
+      autosave = e->autosavePath();
+      QVERIFY(!QFile::exists(autosave));
+      QVERIFY(e->setValue("run.duration", "4.5"));
+      QTRY_VERIFY(QFile::exists(autosave));
+      const std::string text = readText(autosave.toStdString());
+      QVERIFY2(text.find(copy.toStdString()) != std::string::npos, text.c_str());
+      QVERIFY2(text.find("duration: 4.5") != std::string::npos, text.c_str());
+      // Undone back to the file: nothing to recover; edited again: autosaved again.
+      e->undoStack()->undo();
+      QTRY_VERIFY(!QFile::exists(autosave));
+      e->undoStack()->redo();
+      QTRY_VERIFY(QFile::exists(autosave));
+      QVERIFY(!grapple::test::temporaryLeftBeside(autosave.toStdString()));
+    }  // gone, unsaved
+    QVERIFY(QFile::exists(autosave));
+    QCOMPARE(core::loadScenario(copy.toStdString()).scenario.run.duration, 6.0);  // the file untouched
+    bool offered = false;
+    for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) offered |= r.scenario == copy && r.autosave == autosave;
+    QVERIFY(offered);
+
+    ui::MainWindow next;
+    QVERIFY(next.openScenario(kScenario));
+    // Other documents' autosaves (this test's main window has edits too) are kept for later.
+    answerQuestions(&next, "recoveryQuestion", [&](const QString& text) { return text.contains(copy) ? "Restore" : "Not now"; });
+    next.offerRecovery();
+    QCOMPARE(next.scenarioPath(), copy);
+    ui::ScenarioEditor* e = next.editor();
+    QVERIFY(e->isModified());
+    QCOMPARE(e->valueText("run.duration"), QString("4.5"));
+    QCOMPARE(next.loaded().scenario.run.duration, 4.5);
+    e->saveTo(copy);
+    QVERIFY(!QFile::exists(autosave));
+    QCOMPARE(core::loadScenario(copy.toStdString()).scenario.run.duration, 4.5);
+    for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) QVERIFY(r.scenario != copy);
+  }
+
+  // The scenario's file changed on disk by another program: the editor asks; Reload opens the
+  // file's version, Keep mine keeps the edits (and saving them then writes them). A save by the
+  // application itself asks nothing.
+  void aFileChangedOnDiskAsksToReload() {
+    QTemporaryDir dir;
+    const QString copy = scenarioCopy(dir, 6);
+    ui::MainWindow w;
+    QVERIFY(w.openScenario(copy));
+    ui::ScenarioEditor* e = w.editor();
+    auto answer = [&](const QString& button) {
+      QTRY_VERIFY(e->reloadQuestion() != nullptr);
+      QVERIFY(e->fileChangedOnDisk());
+      for (QAbstractButton* b : e->reloadQuestion()->buttons()) {
+        if (b->text() == button) b->click();
+      }
+      QTRY_VERIFY(e->reloadQuestion() == nullptr);
+    };
+    // Unedited, changed in place: reloaded.
+    scenarioCopy(dir, 7);
+    answer("Reload");
+    QCOMPARE(w.loaded().scenario.run.duration, 7.0);
+    QCOMPARE(e->valueText("run.duration"), QString("7"));
+    QVERIFY(!e->isModified());
+    // Edited, then replaced by a rename (as an atomic save): kept, and saved over the file.
+    QVERIFY(e->setValue("run.duration", "8"));
+    scenarioCopy(dir, 9, "other.yaml");
+    QVERIFY(QFile::remove(copy));
+    QVERIFY(QFile::rename(dir.filePath("other.yaml"), copy));
+    answer("Keep mine");
+    QVERIFY(e->isModified());
+    QCOMPARE(w.loaded().scenario.run.duration, 8.0);
+    QVERIFY(!e->fileChangedOnDisk());
+    e->saveTo(copy);
+    QCOMPARE(core::loadScenario(copy.toStdString()).scenario.run.duration, 8.0);
+    // The application's own saves: no question.
+    QVERIFY(e->setValue("run.duration", "10"));
+    e->saveTo(copy);
+    QVERIFY(w.tuning()->saveGains(true));
+    QTest::qWait(300);
+    QVERIFY(e->reloadQuestion() == nullptr);
+    QVERIFY(!e->fileChangedOnDisk());
+  }
+
+  // A settings file written over with rubbish: the window starts with the defaults, says which
+  // settings it ignored in the status bar, and works.
+  void aCorruptSettingsFileIsIgnoredWithAMessage() {
+    const QString file = QSettings().fileName();
+    QSettings().sync();  // nothing of this process' settings pending: the file is what is read next
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write("[General]\nrecent=@ByteArray(\x01\x02\x03)\n\xff\xfe garbage without a key\n"
+              "[window]\ngeometry=@ByteArray(not a geometry)\nstate=@ByteArray(\x01\x02\xff rubbish)\n"
+              "[view]\nexaggeration=lots\n");
+    }
+    QSettings().sync();
+    {
+      ui::MainWindow w;
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      const QStringList problems = w.settingsProblems();
+      for (const char* key : {"window/geometry", "window/state", "recent", "view/exaggeration"}) {
+        QVERIFY2(problems.contains(key), qPrintable(problems.join(", ")));
+      }
+      const QString message = w.statusBar()->currentMessage();
+      QVERIFY2(message.contains(file) && message.contains("ignored"), qPrintable(message));
+      QCOMPARE(w.findChild<QDoubleSpinBox*>("exaggeration")->value(), 10.0);
+      QVERIFY(w.openScenario(kScenario));
+    }
+    QSettings().clear();
   }
 
   // A look at the dock (written next to the tests' binaries).

@@ -6,6 +6,7 @@
 // the run and leaves the first run as a ghost in every plot, equal to its data; saving writes the
 // gain into the file. Screenshots of the panel and of a plot with its ghost go to the build folder.
 // With no X display the whole test is skipped (CTest reports "Skipped").
+#include "tests/support/fault_places.hpp"
 #include "tests/support/gui_test_main.hpp"
 #include <QtTest>
 
@@ -28,7 +29,6 @@
 
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
-#include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
 #include <QProgressBar>
 #include <QPushButton>
@@ -370,7 +370,7 @@ class TestTuning : public QObject {
     tuning()->field(1, "kp")->setValue(0.5);
     QVERIFY(tuning()->saveGains(true));
     const std::string path = window_->scenarioPath().toStdString();
-    QVERIFY(!std::filesystem::exists(core::temporaryBeside(path, "tmp")));
+    QVERIFY(!grapple::test::temporaryLeftBeside(path));
     const core::LoadedScenario back = core::loadScenario(path);
     QCOMPARE(back.scenario.chaser.attitude_control->kd, 0.77);
     QCOMPARE(back.scenario.controllers[0].kp, 0.5);
