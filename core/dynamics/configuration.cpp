@@ -19,6 +19,7 @@ Eigen::VectorXd integrate(const Model& model, const Eigen::VectorXd& q, const Ei
                           double dt) {
   Eigen::VectorXd out = q;
   for (const Joint& j : model.joint) {
+    if (j.nq == 0 && j.nv == 0) continue;  // fixed, or a mimic: no coordinate of its own
     const int iq = j.idx_q, iv = j.idx_v;
     switch (j.type) {
       case JointType::kFixed: break;
@@ -47,6 +48,7 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0,
                            const Eigen::VectorXd& q1) {
   Eigen::VectorXd v(model.nv);
   for (const Joint& j : model.joint) {
+    if (j.nq == 0 && j.nv == 0) continue;  // fixed, or a mimic: no coordinate of its own
     const int iq = j.idx_q, iv = j.idx_v;
     switch (j.type) {
       case JointType::kFixed: break;
@@ -75,6 +77,7 @@ Eigen::VectorXd configurationRate(const Model& model, const Eigen::VectorXd& q,
                                   const Eigen::VectorXd& v) {
   Eigen::VectorXd qd(model.nq);
   for (const Joint& j : model.joint) {
+    if (j.nq == 0 && j.nv == 0) continue;  // fixed, or a mimic: no coordinate of its own
     const int iq = j.idx_q, iv = j.idx_v;
     switch (j.type) {
       case JointType::kFixed: break;
@@ -113,6 +116,7 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Eigen::VectorXd q = neutralConfiguration(model);
   for (const Joint& j : model.joint) {
+    if (j.nq == 0 && j.nv == 0) continue;  // fixed, or a mimic: no coordinate of its own
     const int iq = j.idx_q;
     switch (j.type) {
       case JointType::kFixed: break;
