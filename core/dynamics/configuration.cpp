@@ -40,7 +40,9 @@ Eigen::VectorXd integrate(const Model& model, const Eigen::VectorXd& q, const Ei
         break;
     }
   }
-  for (const FlexibleBody& f : model.flex) out.segment(f.idx_q, f.nf) += v.segment(f.idx_v, f.nf) * dt;
+  for (const FlexibleBody& f : model.flex) {
+    if (f.nf > 0) out.segment(f.idx_q, f.nf) += v.segment(f.idx_v, f.nf) * dt;
+  }
   return out;
 }
 
@@ -68,6 +70,7 @@ Eigen::VectorXd difference(const Model& model, const Eigen::VectorXd& q0,
     }
   }
   for (const FlexibleBody& f : model.flex) {
+    if (f.nf == 0) continue;  // no modes: no coordinates
     v.segment(f.idx_v, f.nf) = q1.segment(f.idx_q, f.nf) - q0.segment(f.idx_q, f.nf);
   }
   return v;
@@ -93,7 +96,9 @@ Eigen::VectorXd configurationRate(const Model& model, const Eigen::VectorXd& q,
         break;
     }
   }
-  for (const FlexibleBody& f : model.flex) qd.segment(f.idx_q, f.nf) = v.segment(f.idx_v, f.nf);
+  for (const FlexibleBody& f : model.flex) {
+    if (f.nf > 0) qd.segment(f.idx_q, f.nf) = v.segment(f.idx_v, f.nf);
+  }
   return qd;
 }
 
@@ -141,6 +146,7 @@ Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng) {
   }
   // Small deformations: ±1 % of the mode's scale (δ is scaled so that K_jj = m ω_j²).
   for (const FlexibleBody& f : model.flex) {
+    if (f.nf == 0) continue;  // no modes: no coordinates
     for (int k = 0; k < f.nf; ++k) q[f.idx_q + k] = 0.02 * (u(rng) - 0.5);
   }
   return q;
