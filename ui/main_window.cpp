@@ -244,7 +244,7 @@ void MainWindow::buildDocks() {
   resizeDocks({first}, {560}, Qt::Horizontal);
 }
 
-// The scenario editor (issue 8), tabbed behind the scenario summary.
+// The scenario editor, tabbed behind the scenario summary.
 void MainWindow::buildEditorDock() {
   auto* dock = new QDockWidget(tr("Scenario editor"), this);
   dock->setObjectName("dock:editor");
@@ -576,7 +576,7 @@ bool MainWindow::applyScenario(core::LoadedScenario loaded, bool quiet) {
 }
 
 void MainWindow::buildTuningDock() {
-  // The controller tuning panels (issue 8), tabbed with the scenario information.
+  // The controller tuning panels, tabbed with the scenario information.
   auto* dock = new QDockWidget(tr("Tuning"), this);
   dock->setObjectName("dock:tuning");
   tuning_ = new TuningPanel(this, dock);

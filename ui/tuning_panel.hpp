@@ -1,4 +1,4 @@
-// TuningPanel: the controller tuning dock (issue 8). One page per controller of the open scenario
+// TuningPanel: the controller tuning dock. One page per controller of the open scenario
 // (the bus attitude control, then each entry of `controllers`), a form of its gains and limits
 // with their units and the loader's ranges; "Apply and rerun" runs the scenario with the form's
 // values (validated by the loader itself), the previous run kept as a ghost in the plots; "Save

@@ -1,6 +1,6 @@
 // Whole scenarios, as `grapple-cli run` runs them (recording included, no output files): the
 // counter sim_s_per_s is the real-time factor. The rigid mission scenario must run >= 500x real
-// time, the complete flexible one >= 50x (issue 5).
+// time, the complete flexible one >= 50x.
 #include <benchmark/benchmark.h>
 
 #include <string>

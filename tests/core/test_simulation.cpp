@@ -670,7 +670,7 @@ class TestSimulation : public QObject {
   }
 
   // Zero reaction manoeuvre: the hand moves (towards the plan, within the reaction null space)
-  // while the floating bus does not turn: < 0.05° (issue 6), with no attitude actuator at all.
+  // while the floating bus does not turn: < 0.05°, with no attitude actuator at all.
   void Reactionless_BusDoesNotTurn() {
     const auto sim = simulate(kSource + "/scenarios/grasp_rigid.yaml",
                               {{"controllers", "[{type: capture, start: 0, reactionless: true}]"},

@@ -1,4 +1,4 @@
-// The controller tuning panels (issue 8), driven in the real window under a (virtual) X display:
+// The controller tuning panels, driven in the real window under a (virtual) X display:
 // one page per controller (capture_rigid.yaml: attitude control, joint path, capture;
 // kremer_aerial.yaml: the aerial law); every field's range is the loader's (its minimum accepted,
 // below refused, by the loader itself); the closed-loop poles shown are analyzeClosedLoop's for
