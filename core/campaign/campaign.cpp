@@ -1,5 +1,6 @@
 #include "core/campaign/campaign.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -300,6 +301,33 @@ int entryIndex(const Campaign& c, const std::string& name, std::size_t before) {
   return -1;
 }
 
+// What entry `e` does with a value (normalize it, scale it, turn about an axis by it, add it to
+// or multiply the base value by it) needs numbers of a shape. The values of grid axes and
+// choices are listed, so each is checked at load; the other distributions draw numbers of a
+// fixed shape, checked on run 0.
+void checkShape(const Campaign& c, const Entry& e, const Value& v) {
+  const bool numeric = e.normalize || !e.scale.empty() || !e.rotate_about.empty() || e.apply != Apply::kSet;
+  if (numeric && v.isText()) {
+    throw std::invalid_argument("'" + v.text + "' is not a number, and the entry " +
+                                (e.normalize ? "normalizes" : !e.scale.empty() ? "scales" : !e.rotate_about.empty() ? "turns by" : "adds or multiplies") +
+                                " its value");
+  }
+  if (!e.rotate_about.empty() && v.numbers.size() != 1) {
+    throw std::invalid_argument("the angle about '" + e.rotate_about + "' is one number (degrees), not " +
+                                std::to_string(v.numbers.size()));
+  }
+  if (e.normalize && std::all_of(v.numbers.begin(), v.numbers.end(), [](double x) { return x == 0; })) {
+    throw std::invalid_argument("a zero vector has no direction to normalize to");
+  }
+  if (e.apply != Apply::kSet && !e.key.empty()) {
+    const Value base = numbersOf(nodeAt(c.base, e.key), e.key);
+    if (base.numbers.size() != v.numbers.size() && v.numbers.size() != 1) {
+      throw std::invalid_argument("'" + e.key + "': the value has " + std::to_string(v.numbers.size()) +
+                                  " numbers, the base scenario's " + std::to_string(base.numbers.size()));
+    }
+  }
+}
+
 // Draw, then shape (normalize, scale) and compose with the base value: what the key receives.
 RunValues draw(const Campaign& c, long run) {
   RunValues out;
@@ -309,6 +337,7 @@ RunValues draw(const Campaign& c, long run) {
   for (std::size_t k = 0; k < c.entries.size(); ++k) {
     const Entry& e = c.entries[k];
     Value v = drawEntry(c, k, run, point);
+    checkShape(c, e, v);
     if (e.normalize && !v.isText()) {
       double n = 0;
       for (double x : v.numbers) n += x * x;
@@ -335,12 +364,7 @@ RunValues draw(const Campaign& c, long run) {
       const Vector4 q = quatMultiply(baseQuaternion(c.base, e.key), r);
       w = Value{{q[0], q[1], q[2], q[3]}, ""};
     } else if (e.apply != Apply::kSet) {
-      const Value base = numbersOf(nodeAt(c.base, e.key), e.key);
-      if (base.numbers.size() != w.numbers.size() && w.numbers.size() != 1) {
-        throw std::invalid_argument("'" + e.key + "': the value has " + std::to_string(w.numbers.size()) +
-                                    " numbers, the base scenario's " + std::to_string(base.numbers.size()));
-      }
-      Value r = base;
+      Value r = numbersOf(nodeAt(c.base, e.key), e.key);
       for (std::size_t i = 0; i < r.numbers.size(); ++i) {
         const double x = w.numbers[w.numbers.size() == 1 ? 0 : i];
         r.numbers[i] = e.apply == Apply::kAdd ? r.numbers[i] + x : r.numbers[i] * x;
@@ -439,6 +463,13 @@ Campaign loadCampaignDocument(const std::string& path, const YAML::Node& doc) {
           setAt(probe, e.key, YAML::Node("0"));
         } catch (const std::invalid_argument& ex) {
           r.fail(list[k]["key"], w + ".key: " + ex.what());
+        }
+      }
+      for (std::size_t i = 0; i < e.values.size(); ++i) {
+        try {
+          checkShape(c, e, e.values[i]);
+        } catch (const std::invalid_argument& ex) {
+          r.fail(list[k]["values"][i], w + ".values[" + std::to_string(i) + "]: " + ex.what());
         }
       }
       c.entries.push_back(std::move(e));

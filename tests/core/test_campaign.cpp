@@ -313,6 +313,13 @@ dispersions:
         {"seed: 1\nruns: 3\ndispersions:\n  - {key: debris.mass, distribution: uniform, min: -2, max: -1}\n", "", "run 0's scenario is refused"},
         {"runs: 3\n", "", "missing key 'seed'"},
         {"seed: 1\nruns: 3\ndispersions:\n  - {key: run.nothing, distribution: uniform, min: 1, max: 2, apply: add}\n", ":6:", "nothing to add"},
+        // Every listed value must suit what the entry does with it, not only run 0's.
+        {"seed: 1\nruns: 2\ngrid:\n  - {key: debris.mass, values: [2, abc], apply: multiply}\n", ":6:", "values[1]: 'abc' is not a number"},
+        {"seed: 1\nruns: 2\ngrid:\n  - {name: axis, values: [[1, 0, 0]]}\n  - {key: debris.initial.attitude, rotate_about: axis, values: [0, [1, 2]]}\n",
+         ":7:", "one number (degrees), not 2"},
+        {"seed: 1\nruns: 2\ngrid:\n  - {key: debris.target, values: [[1, 0, 0], [0, 0, 0]], normalize: true}\n", ":6:", "zero vector"},
+        {"seed: 1\nruns: 2\ndispersions:\n  - {key: debris.target, distribution: choice, values: [[1, 0, 0], 1, [1, 2]], apply: add}\n", ":6:",
+         "values[2]: 'debris.target': the value has 2 numbers"},
     };
     for (std::size_t k = 0; k < cases.size(); ++k) {
       const std::string path = campaignFile("bad" + std::to_string(k) + ".yaml", cases[k].body);
