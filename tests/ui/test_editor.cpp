@@ -4,8 +4,8 @@
 // invalid edits are refused with the loader's file:line message and change nothing; adding,
 // removing and reordering links changes the model's bodies and undo restores them; the saved
 // document reloads to the same scenario; a change made by another panel is followed.
-// Nothing lost: edits are autosaved and offered back after the window went away unsaved (as a
-// killed application leaves them); a file changed on disk by someone else asks to reload, and
+// Nothing lost: edits are autosaved and offered back after the window went away unsaved, and
+// after a process editing the scenario was killed (SIGKILL); a file changed on disk by someone else asks to reload, and
 // the answer is followed; a corrupt settings file is ignored with a message.
 // With no X display the whole test is skipped (CTest reports "Skipped").
 #include "tests/support/fault_places.hpp"
@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QStatusBar>
 #include <QMenuBar>
@@ -88,6 +89,10 @@ void answerQuestions(QObject* owner, const QString& name, std::function<QString(
   timer->start(20);
 }
 
+// Set in the child process of editsInAKilledProcessAreOfferedBack: the scenario it edits.
+constexpr char kChildVariable[] = "GRAPPLE_TEST_EDITOR_KILLED_CHILD";
+bool isKilledChild() { return qEnvironmentVariableIsSet(kChildVariable); }
+
 int bodyIndex(const core::Model& m, const std::string& name) {
   for (int i = 0; i < m.nbodies; ++i) {
     if (m.body_name[i] == name) return i;
@@ -125,6 +130,7 @@ class TestEditor : public QObject {
 
  private slots:
   void initTestCase() {
+    if (isKilledChild()) return;  // editsInAKilledProcessAreOfferedBack's child: its own window
     QSettings().clear();
     for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) ui::ScenarioEditor::discardRecovery(r.autosave);
     robot_text_ = readText(kRobot);
@@ -450,6 +456,65 @@ class TestEditor : public QObject {
     QVERIFY(!QFile::exists(autosave));
     QCOMPARE(core::loadScenario(copy.toStdString()).scenario.run.duration, 4.5);
     for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) QVERIFY(r.scenario != copy);
+  }
+
+  // The application killed for real (SIGKILL, no code of it runs at the end): a child process —
+  // this executable, running childEditsUntilKilled — opens a copy of the scenario in a main
+  // window, edits it and waits; once it says the edit is autosaved it is killed. The next window
+  // offers the edit back, and restored it is the document.
+  void editsInAKilledProcessAreOfferedBack() {
+    QTemporaryDir dir;
+    const QString copy = scenarioCopy(dir, 6, "killed.yaml");
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(kChildVariable, copy);
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::MergedChannels);
+    child.start(QCoreApplication::applicationFilePath(), {"childEditsUntilKilled"});
+    QVERIFY(child.waitForStarted());
+    QString output, autosave;
+    QElapsedTimer clock;
+    clock.start();
+    while (autosave.isEmpty() && child.state() == QProcess::Running && clock.elapsed() < 120000) {
+      child.waitForReadyRead(100);
+      output += QString::fromLocal8Bit(child.readAll());
+      for (const QString& line : output.split('\n')) {
+        if (line.startsWith("autosaved: ") && output.contains(line + "\n")) autosave = line.mid(11);
+      }
+    }
+    QVERIFY2(!autosave.isEmpty(), qPrintable(output));
+    child.kill();  // SIGKILL
+    QVERIFY(child.waitForFinished());
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+    QVERIFY(QFile::exists(autosave));
+    QCOMPARE(core::loadScenario(copy.toStdString()).scenario.run.duration, 6.0);  // the file untouched
+
+    ui::MainWindow next;
+    QVERIFY(next.openScenario(kScenario));
+    answerQuestions(&next, "recoveryQuestion", [&](const QString& text) { return text.contains(copy) ? "Restore" : "Not now"; });
+    next.offerRecovery();
+    QCOMPARE(next.scenarioPath(), copy);
+    QVERIFY(next.editor()->isModified());
+    QCOMPARE(next.editor()->valueText("run.duration"), QString("3.25"));
+    QCOMPARE(next.loaded().scenario.run.duration, 3.25);
+    next.editor()->saveTo(copy);
+    QVERIFY(!QFile::exists(autosave));
+  }
+
+  // editsInAKilledProcessAreOfferedBack's child (skipped when run otherwise): edits the scenario
+  // named by the environment, prints "autosaved: PATH" once the autosave is written, and waits.
+  void childEditsUntilKilled() {
+    if (!isKilledChild()) QSKIP("the child process of editsInAKilledProcessAreOfferedBack");
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(w.openScenario(qEnvironmentVariable(kChildVariable)));
+    ui::ScenarioEditor* e = w.editor();
+    e->setAutosaveInterval(50);
+    QVERIFY(e->setValue("run.duration", "3.25"));
+    QTRY_VERIFY(QFile::exists(e->autosavePath()));
+    std::printf("autosaved: %s\n", qPrintable(e->autosavePath()));
+    std::fflush(stdout);
+    for (;;) QTest::qWait(1000);
   }
 
   // The scenario's file changed on disk by another program: the editor asks; Reload opens the
