@@ -85,7 +85,10 @@ class Problem {
     D0_ = massMatrix(m, d, flexAtZero(m, q0));
     const Eigen::MatrixXd K = stiffnessMatrix(m), C = dampingMatrix(m);
     for (const Eigen::VectorXd& q : configurations) {
-      Plant p{massMatrix(m, d, flexAtZero(m, q)), K, C, {}};
+      Plant p;
+      p.D = massMatrix(m, d, flexAtZero(m, q));
+      p.K = K;
+      p.C = C;
       const double lo = 0.1 * std::min(st.omega_b, st.omega_m), hi = 100 * std::max(st.omega_b, st.omega_m);
       for (int k = 0; k < opt.grid_points; ++k) p.omega.push_back(lo * std::pow(hi / lo, k / (opt.grid_points - 1.0)));
       plants_.push_back(std::move(p));
@@ -296,7 +299,7 @@ class Problem {
 // The epigraph solve: variables [x; t], minimize t. Soft mode: |x_k| ≤ t, σ ≤ 1; hard mode
 // (when the templates cannot be met): σ ≤ t.
 struct Epigraph {
-  Problem* problem;
+  Problem* problem = nullptr;
   bool hard_mode = false;
   int evaluations = 0;
   std::function<bool()> keep_going;
@@ -483,7 +486,8 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
   const int P = pr.size();
   const int starts = 1 + opt.restarts;
   int start = 0;
-  Epigraph e{&pr};
+  Epigraph e;
+  e.problem = &pr;
   e.keep_going = [&]() {
     if (!opt.progress) return true;
     const double inner = std::min(1.0, e.evaluations / static_cast<double>(opt.max_evaluations));
@@ -597,7 +601,8 @@ double synthesisGradientError(const Model& model, const std::vector<Eigen::Vecto
   std::vector<double> z(n);
   for (int k = 0; k < P; ++k) z[static_cast<std::size_t>(k)] = scale * pr.parameters()[static_cast<std::size_t>(k)].start;
   z[static_cast<std::size_t>(P)] = 1;
-  Epigraph e{&pr};
+  Epigraph e;
+  e.problem = &pr;
   e.moving = false;
   nlopt::opt dummy(nlopt::LD_SLSQP, n);
   e.solver = &dummy;
