@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -54,12 +56,25 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   planned_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
   planned_->setPen(QPen(QColor(120, 255, 120), 1.5, Qt::DashLine));
   planned_->setName(tr("planned"));
+  box_rect_ = new QCPItemRect(plot_);
+  box_rect_->setPen(QPen(QColor(80, 220, 255), 2, Qt::DashLine));
+  box_rect_->setBrush(Qt::NoBrush);
+  box_rect_->setVisible(false);
+  outside_ = plot_->addGraph();
+  outside_->setName(tr("outside the certified box"));
+  outside_->setLineStyle(QCPGraph::lsNone);
+  outside_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QPen(QColor(230, 30, 30)), QBrush(QColor(230, 30, 30)), 4));
   marker_ = plot_->addGraph();
   marker_->setLineStyle(QCPGraph::lsNone);
   marker_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(Qt::cyan, 2), Qt::NoBrush, 12));
   plot_->xAxis->setLabel(tr("joint [rad]"));
   plot_->yAxis->setLabel(tr("joint [rad]"));
   layout->addWidget(plot_, 1);
+  box_note_ = new QLabel(this);
+  box_note_->setObjectName("manipulabilityBoxNote");
+  box_note_->setWordWrap(true);
+  box_note_->setVisible(false);
+  layout->addWidget(box_note_);
   poll_ = new QTimer(this);
   poll_->setInterval(50);
   connect(poll_, &QTimer::timeout, this, &ManipulabilityPanel::poll);
@@ -71,9 +86,13 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   connect(joint_a_, &QComboBox::currentIndexChanged, this, restart);
   connect(joint_b_, &QComboBox::currentIndexChanged, this, restart);
   connect(jacobian_, &QComboBox::currentIndexChanged, this, restart);
+  connect(joint_a_, &QComboBox::currentIndexChanged, this, [this] { drawBox(); });
+  connect(joint_b_, &QComboBox::currentIndexChanged, this, [this] { drawBox(); });
   connect(space_, &QComboBox::currentIndexChanged, this, [this, restart] {
     actual_->data()->clear();
     planned_->data()->clear();
+    outside_->data()->clear();
+    drawBox();
     restart();
     setConfiguration(q_);
   });
@@ -104,7 +123,46 @@ void ManipulabilityPanel::setModel(const core::Model& model, int ee_frame) {
   jacobian_->setEnabled(model.base_mode == core::BaseMode::kFloating);
   color_->data()->clear();
   marker_->data()->clear();
+  setCertifiedBox({});  // it held for the previous model
   plot_->replot();
+}
+
+void ManipulabilityPanel::setCertifiedBox(const std::vector<core::JointRange>& box) {
+  box_ = box;
+  leaves_at_ = NAN;
+  outside_->data()->clear();
+  drawBox();
+  box_note_->setVisible(!box_.empty());
+  box_note_->setText(boxNote());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// The rectangle of the two joints shown (joint space, both in the box).
+void ManipulabilityPanel::drawBox() {
+  const core::JointRange *a = nullptr, *b = nullptr;
+  if (model_) {
+    for (const core::JointRange& r : box_) {
+      if (model_->joint[r.body].idx_v == jointA()) a = &r;
+      if (model_->joint[r.body].idx_v == jointB()) b = &r;
+    }
+  }
+  const bool shown = a && b && space() == Space::kJoints;
+  box_rect_->setVisible(shown);
+  if (shown) {
+    box_rect_->topLeft->setCoords(a->lower, b->upper);
+    box_rect_->bottomRight->setCoords(a->upper, b->lower);
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int ManipulabilityPanel::pointsOutsideBox() const { return outside_->data()->size(); }
+
+QString ManipulabilityPanel::boxNote() const {
+  if (box_.empty()) return {};
+  if (std::isnan(leaves_at_)) return tr("Dashed: the joint box (about the centre of the joint limits) the μ-analysis guarantees stable. The run stays inside it.");
+  return tr("Dashed: the joint box (about the centre of the joint limits) the μ-analysis guarantees stable. Red: the run outside it, from t = %1 s: "
+            "stability there is not guaranteed by the analysis.")
+      .arg(leaves_at_, 0, 'f', 2);
 }
 
 void ManipulabilityPanel::fillJointChoices() {
@@ -354,6 +412,38 @@ void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std
       fill(std::string(kind) == ".position" ? actual_ : planned_);
     }
   }
+  // The run's points outside the certified box: any of the box's joints out of its range.
+  outside_->data()->clear();
+  leaves_at_ = NAN;
+  if (!box_.empty()) {
+    std::vector<int> cols;
+    for (const core::JointRange& r : box_) cols.push_back(history.find("joint." + model_->joint[r.body].name + ".position"));
+    const std::string na = joint_a_->currentText().toStdString(), nb = joint_b_->currentText().toStdString();
+    const int ca = history.find("joint." + na + ".position"), cb = history.find("joint." + nb + ".position");
+    const int n = std::min(row + 1, history.rows());
+    QVector<double> ox, oy;
+    for (int k = 0; k < n; ++k) {
+      bool out = false;
+      for (std::size_t j = 0; j < box_.size() && !out; ++j) {
+        if (cols[j] < 0) continue;
+        const double x = history.columns[cols[j]][k];
+        out = x < box_[j].lower || x > box_[j].upper;
+      }
+      if (!out) continue;
+      if (std::isnan(leaves_at_)) leaves_at_ = history.columns[0][k];
+      if (space() == Space::kArmPlane) {
+        if (k >= static_cast<int>(hand_actual.size())) continue;
+        const Eigen::Vector2d st = toPlane(hand_actual[static_cast<std::size_t>(k)]);
+        ox.push_back(st.x());
+        oy.push_back(st.y());
+      } else if (ca >= 0 && cb >= 0) {
+        ox.push_back(history.columns[ca][k]);
+        oy.push_back(history.columns[cb][k]);
+      }
+    }
+    outside_->setData(ox, oy, true);
+  }
+  box_note_->setText(boxNote());
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

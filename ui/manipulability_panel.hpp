@@ -10,19 +10,24 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <memory>
+#include <vector>
 
 #include <Eigen/Core>
 #include <QWidget>
 
 #include "core/analysis/manipulability.hpp"
+#include "core/analysis/robust.hpp"
 #include "ui/plot_panel.hpp"
 
 class QCustomPlot;
 class QCPColorMap;
 class QCPGraph;
 class QCPCurve;
+class QCPItemRect;
+class QLabel;
 class QComboBox;
 class QTimer;
 
@@ -43,6 +48,16 @@ class ManipulabilityPanel : public QWidget {
   // The run's paths up to the instant shown (drawn over the map; see the header comment).
   void setPaths(const RunHistory& history, int row, const std::vector<core::Vector3>& hand_actual,
                 const std::vector<core::Vector3>& hand_planned);
+
+  // A μ-certified joint box (core::CertifiedBox::box; empty: none), from the Tuning panel: drawn
+  // over the joint-space map as a rectangle for the two joints shown (when both are in it), and
+  // the run's points where any of its joints is outside its range marked red, in either space
+  // (the next setPaths). leavesBoxAt(): the first recorded instant outside it (NaN: none, or no box).
+  void setCertifiedBox(const std::vector<core::JointRange>& box);
+  bool hasCertifiedBox() const { return !box_.empty(); }
+  double leavesBoxAt() const { return leaves_at_; }
+  int pointsOutsideBox() const;
+  QString boxNote() const;
 
   enum class Space { kJoints, kArmPlane };
   void setSpace(Space space);
@@ -70,6 +85,7 @@ class ManipulabilityPanel : public QWidget {
   void showMap(core::ManipulabilityMap map);
   void updatePlaneNow();
   Eigen::Vector2d toPlane(const core::Vector3& x) const;
+  void drawBox();
 
   QCustomPlot* plot_ = nullptr;
   QCPColorMap* color_ = nullptr;
@@ -92,6 +108,11 @@ class ManipulabilityPanel : public QWidget {
   int plane_body_ = 0;
   core::ArmPlane plane_in_body_, plane_now_;
   core::Vector3 hand_now_ = core::Vector3::Zero();
+  std::vector<core::JointRange> box_;
+  QCPItemRect* box_rect_ = nullptr;
+  QCPGraph* outside_ = nullptr;
+  QLabel* box_note_ = nullptr;
+  double leaves_at_ = NAN;
 };
 
 }  // namespace grapple::ui

@@ -362,6 +362,11 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   buttons->addWidget(apply_);
   buttons->addWidget(save_);
   buttons->addWidget(synthesize_);
+  certify_ = new QPushButton(tr("Certify ranges (μ)"), top);
+  certify_->setObjectName("tuningCertify");
+  certify_->setToolTip(tr("μ-analysis (thesis §8.3) of these PD loops at the instant shown: the joint ranges in which "
+                          "the loop is guaranteed to stay stable, drawn on the manipulability map"));
+  buttons->addWidget(certify_);
   buttons->addWidget(synthesis_bar_, 1);
   buttons->addWidget(synthesis_cancel_);
   buttons->addStretch(1);
@@ -375,6 +380,25 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   synthesis_table_->setMaximumHeight(160);
   synthesis_table_->setVisible(false);
   top_layout->addWidget(synthesis_table_);
+  certified_table_ = new QTableWidget(0, 2, top);
+  certified_table_->setObjectName("tuningCertifiedTable");
+  certified_table_->setHorizontalHeaderLabels({tr("Joint"), tr("Guaranteed stable [deg] (limits)")});
+  certified_table_->horizontalHeader()->setStretchLastSection(true);
+  certified_table_->verticalHeader()->setVisible(false);
+  certified_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  certified_table_->setMaximumHeight(180);
+  certified_table_->setVisible(false);
+  top_layout->addWidget(certified_table_);
+  connect(certify_, &QPushButton::clicked, this, [this] {
+    if (certification_.valid()) {
+      *certification_stop_ = true;
+    } else if (!startCertification()) {
+      message_->setText(last_error_);
+    }
+  });
+  certification_poll_ = new QTimer(this);
+  certification_poll_->setInterval(50);
+  connect(certification_poll_, &QTimer::timeout, this, &TuningPanel::pollCertification);
   synthesis_use_ = new QPushButton(tr("Use these gains and rerun"), top);
   synthesis_use_->setObjectName("tuningSynthesisUse");
   synthesis_use_->setVisible(false);
@@ -468,6 +492,10 @@ TuningPanel::~TuningPanel() {
   if (synthesis_.valid()) {
     *synthesis_stop_ = true;
     synthesis_.wait();
+  }
+  if (certification_.valid()) {
+    *certification_stop_ = true;
+    certification_.wait();
   }
 }
 
@@ -569,6 +597,86 @@ void TuningPanel::pollSynthesis() {
   emit synthesisFinished();
 }
 
+bool TuningPanel::startCertification() {
+  last_error_.clear();
+  if (certification_.valid()) last_error_ = tr("A μ-analysis is running.");
+  else if (!has_loop_) last_error_ = tr("Certify ranges needs a PD loop (attitude control or a joint PD).");
+  if (!last_error_.isEmpty()) return false;
+  const core::Model& m = window_->loaded().model;
+  certification_stop_ = std::make_shared<std::atomic<bool>>(false);
+  certification_done_ = std::make_shared<std::atomic<double>>(0.0);
+  core::RobustOptions opt;
+  opt.progress = [stop = certification_stop_, done = certification_done_](double f) {
+    *done = f;
+    return !*stop;
+  };
+  auto model = std::make_shared<const core::Model>(m);
+  certification_ = std::async(std::launch::async, [model, q = q_, gains = gains_, opt] {
+    return core::certifyBox(*model, q, gains, core::jointLimitRanges(*model), opt);
+  });
+  SimRunner* runner = window_->runner();
+  certified_time_ = runner ? runner->snapshot(std::max(0, window_->timeline()->row())).time : 0;
+  certify_->setText(tr("Cancel μ"));
+  message_->setText(tr("μ-analysis at t = %1 s ...").arg(certified_time_, 0, 'f', 2));
+  certification_poll_->start();
+  return true;
+}
+
+void TuningPanel::pollCertification() {
+  if (!certification_.valid()) {
+    certification_poll_->stop();
+    return;
+  }
+  if (certification_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    message_->setText(tr("μ-analysis at t = %1 s ... %2 %").arg(certified_time_, 0, 'f', 2)
+                          .arg(std::lround(100 * certification_done_->load())));
+    return;
+  }
+  certification_poll_->stop();
+  certify_->setText(tr("Certify ranges (μ)"));
+  try {
+    certified_ = certification_.get();
+  } catch (const std::exception& e) {  // cancelled (core::RobustCancelled), or a model μ cannot analyse
+    certified_.reset();
+    certified_table_->setVisible(false);
+    last_error_ = QString::fromStdString(e.what());
+    message_->setText(tr("μ-analysis: %1").arg(last_error_));
+    emit certifiedBox({});
+    emit certificationFinished();
+    return;
+  }
+  const core::CertifiedBox& c = *certified_;
+  const core::Model& m = window_->loaded().model;
+  constexpr double kDeg = M_PI / 180;
+  certified_table_->setRowCount(static_cast<int>(c.box.size()));
+  for (std::size_t k = 0; k < c.box.size(); ++k) {
+    const bool fixed = std::find(c.fixed.begin(), c.fixed.end(), c.box[k].body) != c.fixed.end();
+    const QString range = QString("[%1, %2]  (%3, %4)%5")
+                              .arg(c.box[k].lower / kDeg, 0, 'f', 1)
+                              .arg(c.box[k].upper / kDeg, 0, 'f', 1)
+                              .arg(c.limits[k].lower / kDeg, 0, 'f', 1)
+                              .arg(c.limits[k].upper / kDeg, 0, 'f', 1)
+                              .arg(fixed ? tr(" — D(q) does not depend on it") : QString());
+    certified_table_->setItem(static_cast<int>(k), 0, new QTableWidgetItem(QString::fromStdString(m.joint[c.box[k].body].name)));
+    certified_table_->setItem(static_cast<int>(k), 1, new QTableWidgetItem(range));
+  }
+  certified_table_->resizeColumnToContents(0);
+  certified_table_->setVisible(true);
+  if (!c.nominal_stable) {
+    message_->setText(tr("μ-analysis at t = %1 s: the loop is unstable at this configuration: no range is guaranteed.")
+                          .arg(certified_time_, 0, 'f', 2));
+  } else {
+    message_->setText(tr("μ-analysis at t = %1 s: μ upper bound %2 over the limits (%3 at %4 rad/s); the box shown is "
+                         "guaranteed stable.")
+                          .arg(certified_time_, 0, 'f', 2)
+                          .arg(c.step_mu.empty() ? 0.0 : c.step_mu.back(), 0, 'g', 4)
+                          .arg(c.final_sweep.upper_peak, 0, 'g', 4)
+                          .arg(c.final_sweep.omega_peak, 0, 'g', 4));
+  }
+  emit certifiedBox(c.certified ? c.box : std::vector<core::JointRange>{});
+  emit certificationFinished();
+}
+
 bool TuningPanel::useSynthesis(bool quiet) {
   if (!synthesis_result_ || synthesis_page_ < 0 || synthesis_page_ >= pageCount()) {
     last_error_ = tr("No synthesis result to use.");
@@ -622,6 +730,14 @@ void TuningPanel::rebuild() {
     delete w;
   }
   editors_.clear();
+  // A certified box holds for the gains and the model it was computed with: gone with them.
+  if (certification_.valid()) {
+    *certification_stop_ = true;
+  } else if (certified_) {
+    certified_.reset();
+    certified_table_->setVisible(false);
+    emit certifiedBox({});
+  }
   base_ = window_->loaded().scenario;
   pages_ = tuningPages(base_, window_->loaded().model);
   for (std::size_t k = 0; k < pages_.size(); ++k) buildPage(k);

@@ -21,6 +21,7 @@
 #include <QWidget>
 
 #include "core/analysis/closed_loop.hpp"
+#include "core/analysis/robust.hpp"
 #include "core/analysis/synthesis.hpp"
 #include "core/io/scenario_yaml.hpp"
 
@@ -126,9 +127,24 @@ class TuningPanel : public QWidget {
   bool useSynthesis(bool quiet = false);
   QTableWidget* synthesisTable() const { return synthesis_table_; }
 
+  // Certify ranges: the μ-analysis (thesis §8.3, core/analysis/robust) of the form's PD loops at
+  // the configuration of the instant shown (the loops the pole map shows): the box of joint
+  // angles, within the model's limits, all joints varying at once, in which the loop is
+  // guaranteed to stay stable; on a background thread (the button cancels it while it runs). The
+  // box fills a table and goes to certifiedBox (the manipulability map draws it and marks where
+  // the run leaves it). Returns false (reason in lastError()) without a PD loop or while one runs.
+  bool startCertification();
+  bool certificationRunning() const { return certification_.valid(); }
+  const std::optional<core::CertifiedBox>& certification() const { return certified_; }
+  QTableWidget* certificationTable() const { return certified_table_; }
+
  signals:
   void analysisUpdated();
   void synthesisFinished();
+  // A certified joint box (core::CertifiedBox::box), or empty when there is none (a new
+  // scenario, a failed or cancelled analysis).
+  void certifiedBox(const std::vector<core::JointRange>& box);
+  void certificationFinished();
 
  private:
   void buildPage(std::size_t index);
@@ -148,6 +164,7 @@ class TuningPanel : public QWidget {
   void applyAnalysis(AnalysisResult r);
   void pollAnalysis();
   void pollSynthesis();
+  void pollCertification();
   int capturePage() const;  // the page of the joint_pd capture controller, -1 if none
 
   MainWindow* window_;
@@ -184,6 +201,14 @@ class TuningPanel : public QWidget {
   std::optional<core::SynthesisResult> synthesis_result_;
   Eigen::VectorXd synthesis_q_;
   int synthesis_page_ = -1;
+  QPushButton* certify_ = nullptr;
+  QTableWidget* certified_table_ = nullptr;
+  QTimer* certification_poll_ = nullptr;
+  std::future<core::CertifiedBox> certification_;
+  std::shared_ptr<std::atomic<bool>> certification_stop_;
+  std::shared_ptr<std::atomic<double>> certification_done_;
+  std::optional<core::CertifiedBox> certified_;
+  double certified_time_ = 0;
 };
 
 }  // namespace grapple::ui

@@ -457,6 +457,18 @@ MuSweep muSweep(const Model& m, const Eigen::VectorXd& q, const ClosedLoopGains&
   return out;
 }
 
+std::vector<JointRange> jointLimitRanges(const Model& m) {
+  std::vector<JointRange> limits;
+  for (int b = 1; b < m.nbodies; ++b) {
+    if (m.joint[b].type != JointType::kRevolute) continue;
+    const int iq = m.joint[b].idx_q;
+    const double lo = std::isfinite(m.lower_position_limit[iq]) ? m.lower_position_limit[iq] : -M_PI;
+    const double hi = std::isfinite(m.upper_position_limit[iq]) ? m.upper_position_limit[iq] : M_PI;
+    limits.push_back({b, lo, hi});
+  }
+  return limits;
+}
+
 std::vector<int> massMatrixJoints(const Model& m, const Eigen::VectorXd& q) {
   if (q.size() != m.nq) throw std::invalid_argument("robust analysis: q has the wrong size");
   Data d(m, m.hasFlexibleBodies());

@@ -133,6 +133,10 @@ std::vector<JointRange> shrinkRanges(const std::vector<JointRange>& ranges, doub
 // (tan(θ/2) is infinite at ±180°, the thesis' Table 8.5 limits), σ4 ±180°.
 JointRange parameterRange(JointRange r, RotationParameter form);
 
+// The model's revolute joints with their position limits (±180° where the model has none): the
+// limits a certified box is sought within.
+std::vector<JointRange> jointLimitRanges(const Model& model);
+
 struct CertifiedBox {
   std::vector<JointRange> limits;  // what was asked (capped by parameterRange)
   std::vector<JointRange> box;     // guaranteed (empty ranges' joints: lower = upper = centre)

@@ -35,6 +35,7 @@
 #include <QTableWidget>
 
 #include "ui/main_window.hpp"
+#include "ui/manipulability_panel.hpp"
 #include "ui/plot_panel.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
@@ -425,6 +426,70 @@ class TestTuning : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!tuning()->synthesisRunning(), 60000);
     QTRY_VERIFY_WITH_TIMEOUT(tuning()->synthesisResult().has_value() && tuning()->synthesisResult()->cancelled, 5000);
     QVERIFY(!window_->findChild<QPushButton*>("tuningSynthesisUse")->isVisible());
+  }
+
+  // Certify ranges on capture_rigid at t = 0: the box the table lists is the μ-analysis' of the
+  // form's loops at that configuration (recomputed here); the manipulability map draws it for
+  // its two joints, and the run's points outside it (the arm unfolds by ~120° from there) are
+  // marked from the first recorded instant any joint leaves it (found here from the channels).
+  void certifiedBoxIsDrawnAndTheRunMarkedWhereItLeavesIt() {
+    window_->clearGhost();
+    QVERIFY(window_->openScenario(tmp_.filePath("capture_rigid.yaml")));
+    runUntil(*window_, 30.0);
+    window_->timeline()->setRow(0);
+    tuning()->refreshAnalysis();
+    QTRY_VERIFY_WITH_TIMEOUT(tuning()->hasClosedLoop() && tuning()->analysisConfiguration().size() > 0, 20000);
+    auto* dock = window_->findChild<QDockWidget*>("dock:manipulability");
+    dock->show();
+    dock->raise();
+    auto* map = window_->findChild<ui::ManipulabilityPanel*>();
+    map->setSpace(ui::ManipulabilityPanel::Space::kJoints);
+    QVERIFY(tuning()->startCertification());
+    QVERIFY(!tuning()->startCertification());  // one at a time
+    QTRY_VERIFY_WITH_TIMEOUT(!tuning()->certificationRunning(), 120000);
+    QVERIFY(tuning()->certification().has_value());
+    const core::CertifiedBox c = *tuning()->certification();
+    QVERIFY(c.certified);
+    const core::Model& m = window_->loaded().model;
+    const core::CertifiedBox again = core::certifyBox(m, tuning()->analysisConfiguration(), tuning()->closedLoopGains(),
+                                                      core::jointLimitRanges(m), core::RobustOptions());
+    QCOMPARE(again.box.size(), c.box.size());
+    for (std::size_t k = 0; k < c.box.size(); ++k) {
+      QCOMPARE(c.box[k].body, again.box[k].body);
+      QCOMPARE(c.box[k].lower, again.box[k].lower);
+      QCOMPARE(c.box[k].upper, again.box[k].upper);
+      QVERIFY(c.box[k].lower >= c.limits[k].lower - 1e-12 && c.box[k].upper <= c.limits[k].upper + 1e-12);
+    }
+    QCOMPARE(tuning()->certificationTable()->rowCount(), static_cast<int>(c.box.size()));
+    qInfo("certified at t = 0: %s = [%.1f, %.1f] deg ... (mu %.3g)", m.joint[c.box[1].body].name.c_str(),
+          c.box[1].lower * 180 / M_PI, c.box[1].upper * 180 / M_PI, c.step_mu.back());
+    // The first instant outside, and the points outside, from the recorded channels.
+    QTRY_VERIFY_WITH_TIMEOUT(map->hasCertifiedBox(), 5000);
+    window_->timeline()->setRow(window_->history().rows() - 1);
+    QCoreApplication::processEvents();
+    const ui::RunHistory& h = window_->history();
+    double first = NAN;
+    int outside = 0;
+    for (int k = 0; k < h.rows(); ++k) {
+      bool out = false;
+      for (const core::JointRange& r : c.box) {
+        const double x = h.columns[h.find("joint." + m.joint[r.body].name + ".position")][k];
+        out = out || x < r.lower || x > r.upper;
+      }
+      if (!out) continue;
+      ++outside;
+      if (std::isnan(first)) first = h.columns[0][k];
+    }
+    QVERIFY(outside > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(map->pointsOutsideBox(), outside, 5000);
+    QCOMPARE(map->leavesBoxAt(), first);
+    QVERIFY(map->boxNote().contains(QString::number(first, 'f', 2)));
+    QTest::qWait(200);  // the queued replot
+    map->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_certified_box.png");
+    tuning()->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_certified_table.png");
+    // A new scenario: the box (of the old loops) is gone.
+    QVERIFY(window_->openScenario(tmp_.filePath("capture_rigid.yaml")));
+    QTRY_VERIFY_WITH_TIMEOUT(!map->hasCertifiedBox(), 5000);
   }
 
   void kremerAerialHasOnePage() {
