@@ -352,6 +352,12 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   synthesize_->setObjectName("tuningSynthesize");
   synthesize_->setToolTip(tr("Structured H∞ synthesis (thesis §8.2.3) of the capture's joint PD and the attitude "
                              "control at the instant shown: the smallest gains meeting the templates W(s)"));
+  synthesis_instants_ = new QLineEdit(top);
+  synthesis_instants_->setObjectName("tuningSynthesisInstants");
+  synthesis_instants_->setPlaceholderText(tr("at: the instant shown"));
+  synthesis_instants_->setToolTip(tr("Multi-model synthesis: the run's instants [s] whose configurations the gains must "
+                                     "serve at once, e.g. 0, 20, 45 (empty: the instant shown)"));
+  synthesis_instants_->setMaximumWidth(150);
   synthesis_cancel_ = new QPushButton(tr("Cancel"), top);
   synthesis_cancel_->setObjectName("tuningSynthesisCancel");
   synthesis_cancel_->setVisible(false);
@@ -362,6 +368,7 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   buttons->addWidget(apply_);
   buttons->addWidget(save_);
   buttons->addWidget(synthesize_);
+  buttons->addWidget(synthesis_instants_);
   certify_ = new QPushButton(tr("Certify ranges (μ)"), top);
   certify_->setObjectName("tuningCertify");
   certify_->setToolTip(tr("μ-analysis (thesis §8.3) of these PD loops at the instant shown: the joint ranges in which "
@@ -515,10 +522,35 @@ bool TuningPanel::startSynthesis() {
   else if (!runner) last_error_ = tr("No run to take the configuration from.");
   if (!last_error_.isEmpty()) return false;
   const core::Model& m = window_->loaded().model;
-  const render::Snapshot snap = runner->snapshot(std::max(0, window_->timeline()->row()));
-  synthesis_q_ = snap.q;
-  for (const core::FlexibleBody& f : m.flex) {
-    if (f.nf > 0) synthesis_q_.segment(f.idx_q, f.nf).setZero();
+  // The instants: typed (multi-model), else the one shown.
+  std::vector<int> rows;
+  static const std::vector<double> kNoTime;
+  const std::vector<double>& time = window_->history().columns.empty() ? kNoTime : window_->history().columns[0];
+  for (const QString& item : synthesis_instants_->text().split(',', Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const double t = item.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(t)) {
+      last_error_ = tr("Synthesis instants: '%1' is not a time in seconds (expected e.g. 0, 20, 45).").arg(item.trimmed());
+      return false;
+    }
+    const auto it = std::lower_bound(time.begin(), time.end(), t - 1e-9);
+    if (it == time.end()) {
+      last_error_ = tr("Synthesis instants: t = %1 s is not recorded yet (run to it first).").arg(t);
+      return false;
+    }
+    rows.push_back(static_cast<int>(it - time.begin()));
+  }
+  if (rows.empty()) rows.push_back(std::max(0, window_->timeline()->row()));
+  synthesis_q_.clear();
+  QStringList at;
+  for (int row : rows) {
+    const render::Snapshot snap = runner->snapshot(row);
+    Eigen::VectorXd q = snap.q;
+    for (const core::FlexibleBody& f : m.flex) {
+      if (f.nf > 0) q.segment(f.idx_q, f.nf).setZero();
+    }
+    synthesis_q_.push_back(q);
+    at << QString::number(snap.time, 'f', 2);
   }
   const core::Scenario& s = window_->loaded().scenario;
   core::SynthesisStructure st;
@@ -536,12 +568,13 @@ bool TuningPanel::startSynthesis() {
     return !*stop;
   };
   auto model = std::make_shared<const core::Model>(m);
-  synthesis_ = std::async(std::launch::async, [model, q = synthesis_q_, st, opt] { return core::synthesize(*model, {q}, st, opt); });
+  synthesis_ = std::async(std::launch::async, [model, qs = synthesis_q_, st, opt] { return core::synthesize(*model, qs, st, opt); });
   synthesize_->setEnabled(false);
   synthesis_cancel_->setVisible(true);
   synthesis_bar_->setValue(0);
   synthesis_bar_->setVisible(true);
-  message_->setText(tr("Synthesizing at t = %1 s ...").arg(snap.time, 0, 'f', 2));
+  message_->setText(rows.size() == 1 ? tr("Synthesizing at t = %1 s ...").arg(at.front())
+                                     : tr("Synthesizing over %1 configurations (t = %2 s) ...").arg(rows.size()).arg(at.join(", ")));
   synthesis_poll_->start();
   return true;
 }
@@ -574,6 +607,11 @@ void TuningPanel::pollSynthesis() {
   std::vector<std::pair<QString, QString>> rows;
   auto num = [](double x) { return QString::number(x, 'g', 5); };
   rows.emplace_back(tr("γ_hard = ‖W T‖∞"), num(r.gamma_hard) + (r.feasible ? tr(" (templates met)") : tr(" (templates NOT met)")));
+  if (r.gamma_hard_each.size() > 1) {
+    QStringList each;
+    for (double g : r.gamma_hard_each) each << num(g);
+    rows.emplace_back(tr("γ_hard per configuration"), each.join(", "));
+  }
   rows.emplace_back(tr("γ_soft"), num(r.gamma_soft));
   rows.emplace_back(tr("Kp positive definite"), r.kp_positive_definite ? tr("yes") : tr("NO (min eigenvalue %1)").arg(num(r.kp_min_eigenvalue)));
   rows.emplace_back(tr("Kd positive definite"), r.kd_positive_definite ? tr("yes") : tr("NO (min eigenvalue %1)").arg(num(r.kd_min_eigenvalue)));
@@ -596,6 +634,8 @@ void TuningPanel::pollSynthesis() {
                                 : tr("Synthesis done: %1 evaluations, %2.").arg(r.evaluations).arg(QString::fromStdString(r.message)));
   emit synthesisFinished();
 }
+
+void TuningPanel::setSynthesisInstants(const QString& text) { synthesis_instants_->setText(text); }
 
 bool TuningPanel::startCertification() {
   last_error_.clear();

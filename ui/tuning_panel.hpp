@@ -34,6 +34,7 @@ class QTimer;
 class QPushButton;
 class QProgressBar;
 class QTableWidget;
+class QLineEdit;
 
 namespace grapple::ui {
 
@@ -119,11 +120,16 @@ class TuningPanel : public QWidget {
   // and Kd are positive definite, the gains); useSynthesis() copies its gains into the form and
   // applies and reruns (the current run kept as the ghost). startSynthesis() returns false (reason
   // in lastError()) when the scenario has no joint_pd capture or a synthesis is running.
+  // Multi-model: with instants typed in the box beside the button ("0, 20, 45" seconds, each
+  // recorded already), the synthesis covers the configurations of the run at those instants at
+  // once (γ_hard the worst of them, thesis eq. 8.11); empty: the instant shown.
   bool startSynthesis();
+  void setSynthesisInstants(const QString& text);
   void cancelSynthesis();
   bool synthesisRunning() const { return synthesis_.valid(); }
   const std::optional<core::SynthesisResult>& synthesisResult() const { return synthesis_result_; }
-  const Eigen::VectorXd& synthesisConfiguration() const { return synthesis_q_; }
+  const Eigen::VectorXd& synthesisConfiguration() const { return synthesis_q_.front(); }
+  const std::vector<Eigen::VectorXd>& synthesisConfigurations() const { return synthesis_q_; }
   bool useSynthesis(bool quiet = false);
   QTableWidget* synthesisTable() const { return synthesis_table_; }
 
@@ -199,7 +205,8 @@ class TuningPanel : public QWidget {
   std::shared_ptr<std::atomic<bool>> synthesis_stop_;
   std::shared_ptr<std::atomic<double>> synthesis_done_;
   std::optional<core::SynthesisResult> synthesis_result_;
-  Eigen::VectorXd synthesis_q_;
+  std::vector<Eigen::VectorXd> synthesis_q_{Eigen::VectorXd()};
+  QLineEdit* synthesis_instants_ = nullptr;
   int synthesis_page_ = -1;
   QPushButton* certify_ = nullptr;
   QTableWidget* certified_table_ = nullptr;

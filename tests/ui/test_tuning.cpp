@@ -428,6 +428,41 @@ class TestTuning : public QObject {
     QVERIFY(!window_->findChild<QPushButton*>("tuningSynthesisUse")->isVisible());
   }
 
+  // Multi-model synthesis over two instants of the run: γ_hard is the worst of the two
+  // configurations' norms, each recomputed here; instants that are not times or not recorded
+  // yet are refused with a reason.
+  void synthesizeOverSeveralInstants() {
+    window_->clearGhost();
+    QVERIFY(window_->openScenario(tmp_.filePath("capture_joint_pd.yaml")));
+    runUntil(*window_, 20.0);
+    tuning()->setSynthesisInstants("0, abc");
+    QVERIFY(!tuning()->startSynthesis());
+    QVERIFY2(tuning()->lastError().contains("'abc' is not a time"), qPrintable(tuning()->lastError()));
+    tuning()->setSynthesisInstants("0, 1e6");
+    QVERIFY(!tuning()->startSynthesis());
+    QVERIFY2(tuning()->lastError().contains("not recorded yet"), qPrintable(tuning()->lastError()));
+    tuning()->setSynthesisInstants("0, 20");
+    QVERIFY(tuning()->startSynthesis());
+    QTRY_VERIFY_WITH_TIMEOUT(!tuning()->synthesisRunning(), 300000);
+    QTRY_VERIFY_WITH_TIMEOUT(tuning()->synthesisResult().has_value(), 5000);
+    tuning()->setSynthesisInstants("");
+    const core::SynthesisResult r = *tuning()->synthesisResult();
+    QVERIFY(!r.cancelled);
+    QCOMPARE(tuning()->synthesisConfigurations().size(), std::size_t(2));
+    QCOMPARE(r.gamma_hard_each.size(), std::size_t(2));
+    const core::Model& m = window_->loaded().model;
+    double worst = 0;
+    for (std::size_t k = 0; k < 2; ++k) {
+      const double each = core::evaluateController(m, tuning()->synthesisConfigurations()[k], r.gains).upper;
+      QVERIFY(std::abs(each - r.gamma_hard_each[k]) < 1e-5 * each);
+      worst = std::max(worst, each);
+    }
+    qInfo("multi-model synthesis at t = 0 and 20 s: gamma_hard %.5f (each %.5f, %.5f), gamma_soft %.3f", r.gamma_hard,
+          r.gamma_hard_each[0], r.gamma_hard_each[1], r.gamma_soft);
+    QVERIFY(std::abs(worst - r.gamma_hard) < 1e-5 * worst);
+    QVERIFY(!tuning()->synthesisConfigurations()[0].isApprox(tuning()->synthesisConfigurations()[1]));
+  }
+
   // Certify ranges on capture_rigid at t = 0: the box the table lists is the μ-analysis' of the
   // form's loops at that configuration (recomputed here); the manipulability map draws it for
   // its two joints, and the run's points outside it (the arm unfolds by ~120° from there) are
