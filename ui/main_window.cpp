@@ -582,6 +582,9 @@ void MainWindow::buildTuningDock() {
   tuning_ = new TuningPanel(this, dock);
   tuning_->setObjectName("tuning");
   dock->setWidget(scrollable(tuning_));
+  connect(manipulability_, &ManipulabilityPanel::spaceChanged, this, [this] {
+    if (runner_ && runner_->rows() > 0) showRow(std::clamp(shown_row_, 0, runner_->rows() - 1));
+  });
   // The μ-certified joint box goes onto the manipulability map, the run's points outside it marked.
   connect(tuning_, &TuningPanel::certifiedBox, this, [this](const std::vector<core::JointRange>& box) {
     manipulability_->setCertifiedBox(box);

@@ -60,6 +60,9 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   box_rect_->setPen(QPen(QColor(80, 220, 255), 2, Qt::DashLine));
   box_rect_->setBrush(Qt::NoBrush);
   box_rect_->setVisible(false);
+  box_curve_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
+  box_curve_->setPen(QPen(QColor(80, 220, 255), 2, Qt::DashLine));
+  box_curve_->setName(tr("certified box"));
   outside_ = plot_->addGraph();
   outside_->setName(tr("outside the certified box"));
   outside_->setLineStyle(QCPGraph::lsNone);
@@ -95,6 +98,7 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
     drawBox();
     restart();
     setConfiguration(q_);
+    emit spaceChanged();
   });
 }
 
@@ -152,7 +156,36 @@ void ManipulabilityPanel::drawBox() {
     box_rect_->topLeft->setCoords(a->lower, b->upper);
     box_rect_->bottomRight->setCoords(a->upper, b->lower);
   }
+  // In the arm plane: the hand along the rectangle's four edges (kEdge points each).
+  box_curve_->data()->clear();
+  if (a && b && space() == Space::kArmPlane && q_.size() == model_->nq) {
+    constexpr int kEdge = 50;
+    const int qa = model_->joint[a->body].idx_q, qb = model_->joint[b->body].idx_q;
+    const double corners[5][2] = {{a->lower, b->lower}, {a->upper, b->lower}, {a->upper, b->upper}, {a->lower, b->upper}, {a->lower, b->lower}};
+    core::Data d(*model_, false);
+    Eigen::VectorXd q = q_;
+    QVector<double> t, x, y;
+    for (int e = 0; e < 4; ++e) {
+      for (int i = 0; i < kEdge + (e == 3 ? 1 : 0); ++i) {
+        const double f = static_cast<double>(i) / kEdge;
+        q[qa] = corners[e][0] + f * (corners[e + 1][0] - corners[e][0]);
+        q[qb] = corners[e][1] + f * (corners[e + 1][1] - corners[e][1]);
+        core::forwardKinematics(*model_, d, q);
+        const Eigen::Vector2d st = toPlane(core::framePose(*model_, d, ee_frame_).p);
+        t.push_back(t.size());
+        x.push_back(st.x());
+        y.push_back(st.y());
+      }
+    }
+    box_curve_->setData(t, x, y, true);
+  }
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::vector<Eigen::Vector2d> ManipulabilityPanel::boxOutline() const {
+  std::vector<Eigen::Vector2d> out;
+  for (auto it = box_curve_->data()->constBegin(); it != box_curve_->data()->constEnd(); ++it) out.emplace_back(it->key, it->value);
+  return out;
 }
 
 int ManipulabilityPanel::pointsOutsideBox() const { return outside_->data()->size(); }
@@ -216,6 +249,7 @@ void ManipulabilityPanel::setConfiguration(const Eigen::VectorXd& q) {
     }
     marker_->data()->clear();
     marker_->addData(marker_xy_.x(), marker_xy_.y());
+    if (!box_.empty() && space() == Space::kArmPlane) drawBox();  // the plane moved with the arm
   }
   // Recompute when another joint moved by more than 0.02 rad since the map's configuration.
   if (map_q_.size() == q_.size()) {

@@ -50,13 +50,16 @@ class ManipulabilityPanel : public QWidget {
                 const std::vector<core::Vector3>& hand_planned);
 
   // A μ-certified joint box (core::CertifiedBox::box; empty: none), from the Tuning panel: drawn
-  // over the joint-space map as a rectangle for the two joints shown (when both are in it), and
+  // over the joint-space map as a rectangle for the two joints shown (when both are in it), over
+  // the arm plane as the hand's positions along the rectangle's edges (the other joints as
+  // shown), and
   // the run's points where any of its joints is outside its range marked red, in either space
   // (the next setPaths). leavesBoxAt(): the first recorded instant outside it (NaN: none, or no box).
   void setCertifiedBox(const std::vector<core::JointRange>& box);
   bool hasCertifiedBox() const { return !box_.empty(); }
   double leavesBoxAt() const { return leaves_at_; }
   int pointsOutsideBox() const;
+  std::vector<Eigen::Vector2d> boxOutline() const;  // the box's outline drawn in the arm plane
   QString boxNote() const;
 
   enum class Space { kJoints, kArmPlane };
@@ -74,6 +77,10 @@ class ManipulabilityPanel : public QWidget {
   int jointB() const;
   core::ManipulabilityOptions options() const;
   static constexpr int kGrid = 80;
+
+ signals:
+  // The space shown changed: the paths (setPaths) must be given again in it.
+  void spaceChanged();
 
  protected:
   void showEvent(QShowEvent* e) override;
@@ -110,6 +117,7 @@ class ManipulabilityPanel : public QWidget {
   core::Vector3 hand_now_ = core::Vector3::Zero();
   std::vector<core::JointRange> box_;
   QCPItemRect* box_rect_ = nullptr;
+  QCPCurve* box_curve_ = nullptr;  // the box's image in the arm plane
   QCPGraph* outside_ = nullptr;
   QLabel* box_note_ = nullptr;
   double leaves_at_ = NAN;

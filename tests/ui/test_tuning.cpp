@@ -28,6 +28,7 @@
 #include <qcustomplot.h>
 
 #include "core/dynamics/data.hpp"
+#include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/load_error.hpp"
 #include <QProgressBar>
@@ -521,6 +522,33 @@ class TestTuning : public QObject {
     QVERIFY(map->boxNote().contains(QString::number(first, 'f', 2)));
     QTest::qWait(200);  // the queued replot
     map->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_certified_box.png");
+    // Over the arm plane: the hand along the rectangle's edges; its first corner (both joints at
+    // their lower bounds, the others as shown) recomputed here.
+    map->setSpace(ui::ManipulabilityPanel::Space::kArmPlane);
+    QCoreApplication::processEvents();
+    QTRY_COMPARE_WITH_TIMEOUT(map->pointsOutsideBox(), outside, 5000);  // the hand's points there
+    const std::vector<Eigen::Vector2d> outline = map->boxOutline();
+    QCOMPARE(outline.size(), std::size_t(201));
+    {
+      const core::JointRange *ra = nullptr, *rb = nullptr;
+      for (const core::JointRange& r : c.box) {
+        if (m.joint[r.body].idx_v == map->jointA()) ra = &r;
+        if (m.joint[r.body].idx_v == map->jointB()) rb = &r;
+      }
+      QVERIFY(ra && rb);
+      Eigen::VectorXd q = window_->runner()->snapshot(window_->timeline()->row()).q;
+      q[m.joint[ra->body].idx_q] = ra->lower;
+      q[m.joint[rb->body].idx_q] = rb->lower;
+      core::Data d(m, false);
+      core::forwardKinematics(m, d, q);
+      const core::Vector3 p = core::framePose(m, d, m.frameId(window_->loaded().scenario.run.end_effector)).p;
+      const core::ArmPlane& pl = map->plane();
+      const Eigen::Vector2d st((p - pl.origin).dot(pl.u), (p - pl.origin).dot(pl.v));
+      QVERIFY2((outline.front() - st).norm() < 1e-9, qPrintable(QString("%1 %2 vs %3 %4").arg(outline.front().x()).arg(outline.front().y()).arg(st.x()).arg(st.y())));
+      QVERIFY((outline.front() - outline.back()).norm() < 1e-9);  // closed
+    }
+    QTest::qWait(200);
+    map->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_certified_box_plane.png");
     tuning()->grab().save(GRAPPLE_BINARY_DIR "/test_tuning_certified_table.png");
     // A new scenario: the box (of the old loops) is gone.
     QVERIFY(window_->openScenario(tmp_.filePath("capture_rigid.yaml")));
