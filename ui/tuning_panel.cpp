@@ -378,24 +378,21 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   buttons->addWidget(synthesis_cancel_);
   buttons->addStretch(1);
   top_layout->addLayout(buttons);
-  synthesis_table_ = new QTableWidget(0, 2, top);
-  synthesis_table_->setObjectName("tuningSynthesisTable");
-  synthesis_table_->setHorizontalHeaderLabels({tr("Synthesis"), tr("Value")});
-  synthesis_table_->horizontalHeader()->setStretchLastSection(true);
-  synthesis_table_->verticalHeader()->setVisible(false);
-  synthesis_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  synthesis_table_->setMaximumHeight(160);
-  synthesis_table_->setVisible(false);
-  top_layout->addWidget(synthesis_table_);
-  certified_table_ = new QTableWidget(0, 2, top);
-  certified_table_->setObjectName("tuningCertifiedTable");
-  certified_table_->setHorizontalHeaderLabels({tr("Joint"), tr("Guaranteed stable [deg] (limits)")});
-  certified_table_->horizontalHeader()->setStretchLastSection(true);
-  certified_table_->verticalHeader()->setVisible(false);
-  certified_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  certified_table_->setMaximumHeight(180);
-  certified_table_->setVisible(false);
-  top_layout->addWidget(certified_table_);
+  // The results of an analysis: two columns, read-only, hidden until there is a result.
+  auto resultTable = [&](const char* name, const QString& first, const QString& second, int height) {
+    auto* t = new QTableWidget(0, 2, top);
+    t->setObjectName(name);
+    t->setHorizontalHeaderLabels({first, second});
+    t->horizontalHeader()->setStretchLastSection(true);
+    t->verticalHeader()->setVisible(false);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setMaximumHeight(height);
+    t->setVisible(false);
+    top_layout->addWidget(t);
+    return t;
+  };
+  synthesis_table_ = resultTable("tuningSynthesisTable", tr("Synthesis"), tr("Value"), 160);
+  certified_table_ = resultTable("tuningCertifiedTable", tr("Joint"), tr("Guaranteed stable [deg] (limits)"), 180);
   connect(certify_, &QPushButton::clicked, this, [this] {
     if (certification_.valid()) {
       *certification_stop_ = true;

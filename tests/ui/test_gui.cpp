@@ -375,20 +375,26 @@ class TestGui : public QObject {
     });
     probe.start(10);
     const double t0 = window_->runner()->status().time;
-    while (clock.elapsed() < 2000) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    // Until 10 frames are drawn while the worker runs (at most 30 s: how long they take depends on
+    // the machine's load, which is not what this checks).
+    while (clock.elapsed() < 30000 && window_->view()->framesDrawn() - frames < 10 && window_->runner()->status().running) {
+      QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    }
+    const bool still_running = window_->runner()->status().running;
+    const double wall = clock.elapsed() / 1000.0;
     probe.stop();
     window_->setRunning(false);
     const double simulated = window_->runner()->status().time - t0;
     const long drawn = window_->view()->framesDrawn() - frames;
-    qInfo("2 s of wall time: %.1f s simulated, %ld frames drawn, longest event gap %lld ms", simulated, drawn,
+    qInfo("%.2f s of wall time: %.1f s simulated, %ld frames drawn, longest event gap %lld ms", wall, simulated, drawn,
           static_cast<long long>(worst));
-    QVERIFY(simulated > 2.0);  // faster than real time
+    QVERIFY(simulated > wall);  // faster than real time
     // Not a speed figure (scripts/gui_benchmark.sh measures those): on this shared 2-core machine
-    // the worker takes one core and llvmpipe the other, so gaps of 50-300 ms come and go with the
-    // load. What must never happen is the GUI thread waiting on the physics, which would stall
-    // it for the whole run (seconds).
-    QVERIFY(worst < 1000);
-    QVERIFY(drawn >= 10);
+    // the worker takes one core and llvmpipe the other, so gaps of 50-300 ms (more under load)
+    // come and go. What must never happen is the GUI thread waiting on the physics, which would
+    // stall it for the whole run: no frame drawn while the worker runs, gaps of the run's length.
+    QVERIFY2(drawn >= 10 && still_running, "the view drew fewer than 10 frames while the simulation ran");
+    QVERIFY(worst < 3000);
   }
 
   void capturePlanIsDrawnWhole() {
