@@ -1,5 +1,6 @@
 #include "core/io/model_yaml.hpp"
 
+#include "core/geometry/collision.hpp"
 #include "core/io/urdf.hpp"
 #include "core/math/dh.hpp"
 #include "core/math/rotation.hpp"
@@ -372,18 +373,25 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
     const std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
+  // Collision meshes the clearance checks cannot read are reported (their links keep a capsule).
+  auto with_collision_warnings = [&](Model model) {
+    if (warnings) {
+      for (const std::string& w : collisionWarnings(model)) warnings->push_back(path + ": " + w);
+    }
+    return model;
+  };
   if (ends_with(".urdf") || ends_with(".URDF")) {
     UrdfOptions o;
     o.base_mode = base_mode;
     o.inertia = inertia;
     UrdfResult res = loadUrdf(path, o);
     if (warnings) warnings->insert(warnings->end(), res.warnings.begin(), res.warnings.end());
-    return std::move(res.model);
+    return with_collision_warnings(std::move(res.model));
   }
   if (ends_with(".yaml") || ends_with(".yml")) {
     ModelBuilder b = readModelDocument(yaml::loadFile(path), path);
     overrideModes(b, base_mode, flex_model);
-    return buildOrThrow(b, path);
+    return with_collision_warnings(buildOrThrow(b, path));
   }
   throw LoadError(path, 0, "unknown model file type (expected .urdf, .yaml or .yml)");
 }
