@@ -607,4 +607,39 @@ Model ModelBuilder::build() const {
   return reduced;
 }
 
+std::vector<ModelError> ModelBuilder::mimicLimitConflicts() const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::map<std::string, int> index;
+  for (std::size_t k = 0; k < joints_.size(); ++k) index[joints_[k].name] = static_cast<int>(k);
+  auto fmt = [](double lo, double hi) {
+    std::ostringstream os;
+    os << "[" << lo << ", " << hi << "]";
+    return os.str();
+  };
+  std::vector<ModelError> out;
+  for (const JointSpec& J : joints_) {
+    if (J.mimic.empty() || (J.lower.empty() && J.upper.empty())) continue;
+    double gain = J.multiplier, offset = J.offset;
+    int k = index.at(J.mimic);
+    for (; !joints_[k].mimic.empty(); k = index.at(joints_[k].mimic)) {
+      offset += gain * joints_[k].offset;
+      gain *= joints_[k].multiplier;
+    }
+    const JointSpec& leader = joints_[k];
+    const double lo = leader.lower.empty() ? -kInf : leader.lower[0], hi = leader.upper.empty() ? kInf : leader.upper[0];
+    // The image of [lo, hi] under gain * q + offset (a zero gain: the offset alone).
+    double a = gain == 0 ? offset : gain * lo + offset, b = gain == 0 ? offset : gain * hi + offset;
+    if (a > b) std::swap(a, b);
+    const double own_lo = J.lower.empty() ? -kInf : J.lower[0], own_hi = J.upper.empty() ? kInf : J.upper[0];
+    const double tol = 1e-9 * std::max(1.0, std::max(std::abs(own_lo) < kInf ? std::abs(own_lo) : 0.0,
+                                                     std::abs(own_hi) < kInf ? std::abs(own_hi) : 0.0));
+    if (a < own_lo - tol || b > own_hi + tol) {
+      out.emplace_back(J.where, "joint '" + J.name + "' mimics joint '" + leader.name + "', whose range " +
+                                    fmt(lo, hi) + " takes it over " + fmt(a, b) + ", beyond its own limits " +
+                                    fmt(own_lo, own_hi));
+    }
+  }
+  return out;
+}
+
 }  // namespace grapple::core
