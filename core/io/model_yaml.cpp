@@ -1,5 +1,6 @@
 #include "core/io/model_yaml.hpp"
 
+#include "core/geometry/collision.hpp"
 #include "core/io/urdf.hpp"
 #include "core/math/dh.hpp"
 #include "core/math/rotation.hpp"
@@ -208,7 +209,7 @@ void readLinkShapes(const yaml::Reader& r, const YAML::Node& n, LinkSpec& link, 
 
 JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::string& child,
                     const std::string& what) {
-  r.checkKeys(n, {"name", "type", "parent", "origin", "dh", "axis", "axis2", "limits", "armature"},
+  r.checkKeys(n, {"name", "type", "parent", "origin", "dh", "axis", "axis2", "limits", "armature", "mimic"},
               what);
   JointSpec j;
   j.where = at(r, n);
@@ -265,6 +266,15 @@ JointSpec readJoint(const yaml::Reader& r, const YAML::Node& n, const std::strin
   if (n["armature"].IsDefined()) {
     if (nv == 0) r.fail(n["armature"], what + ": a fixed joint has no armature");
     j.armature = readPerDof(r, n["armature"], nv, what + ".armature");
+  }
+  if (const YAML::Node m = n["mimic"]; m.IsDefined()) {
+    // As URDF's <mimic>: q = multiplier * q_joint + offset (the builder checks the rest, here).
+    const std::string w = what + ".mimic";
+    r.checkKeys(m, {"joint", "multiplier", "offset"}, w);
+    j.mimic = r.string(r.require(m, "joint", w), w + ".joint");
+    j.multiplier = r.number(m, "multiplier", 1.0, w + ".multiplier");
+    j.offset = r.number(m, "offset", 0.0, w + ".offset");
+    j.where = at(r, m);
   }
   return j;
 }
@@ -332,9 +342,15 @@ ModelBuilder readModelDocument(const YAML::Node& doc, const std::string& path) {
   return readModelYaml(r, r.require(doc, "model", "file"));
 }
 
+// A mimic joint whose own limits the joint it follows would take it beyond is refused: the model
+// would not keep those limits, and this format is written for Grapple (URDF files only warn).
 Model buildOrThrow(const ModelBuilder& b, const std::string& path) {
   try {
-    return b.build();
+    Model m = b.build();
+    for (const ModelError& e : b.mimicLimitConflicts()) {
+      throw LoadError(path, e.where().line, e.message() + " (narrow the limits of the joint it follows, or widen or drop its own)");
+    }
+    return m;
   } catch (const ModelError& e) {
     throw LoadError(path, e.where().line, e.message());
   }
@@ -372,18 +388,25 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
     const std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
+  // Collision meshes the clearance checks cannot read are reported (their links keep a capsule).
+  auto with_collision_warnings = [&](Model model) {
+    if (warnings) {
+      for (const std::string& w : collisionWarnings(model)) warnings->push_back(path + ": " + w);
+    }
+    return model;
+  };
   if (ends_with(".urdf") || ends_with(".URDF")) {
     UrdfOptions o;
     o.base_mode = base_mode;
     o.inertia = inertia;
     UrdfResult res = loadUrdf(path, o);
     if (warnings) warnings->insert(warnings->end(), res.warnings.begin(), res.warnings.end());
-    return std::move(res.model);
+    return with_collision_warnings(std::move(res.model));
   }
   if (ends_with(".yaml") || ends_with(".yml")) {
     ModelBuilder b = readModelDocument(yaml::loadFile(path), path);
     overrideModes(b, base_mode, flex_model);
-    return buildOrThrow(b, path);
+    return with_collision_warnings(buildOrThrow(b, path));
   }
   throw LoadError(path, 0, "unknown model file type (expected .urdf, .yaml or .yml)");
 }

@@ -555,6 +555,16 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
   };
   auto unknown = [&](const YAML::Node& where, const std::string& what, const std::string& name,
                      const std::vector<std::string>& names) {
+    for (int i = 1; i < m.nbodies; ++i) {  // a mimic joint has no coordinate of its own
+      const Joint& j = m.joint[i];
+      if (names != joints || !isMimic(j) || j.name != name) continue;
+      std::ostringstream rule;
+      rule << "q = " << j.mimic_multiplier << " * q_" << m.joint[j.mimic_body].name;
+      if (j.mimic_offset != 0) rule << (j.mimic_offset < 0 ? " - " : " + ") << std::abs(j.mimic_offset);
+      r.fail(where, what + ": joint '" + name + "' mimics joint '" + m.joint[j.mimic_body].name + "' (" +
+                        rule.str() + "): a scenario gives only the independent joints; give '" +
+                        m.joint[j.mimic_body].name + "' instead");
+    }
     const std::string hint = closestMatch(name, names);
     r.fail(where, what + ": the robot has no " + (names == joints ? "joint" : "flexible body") +
                       " '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));

@@ -181,7 +181,13 @@ class UrdfReader {
     for (LinkSpec& l : links) b.addLink(std::move(l));
     for (JointSpec& j : joints) b.addJoint(std::move(j));
     try {
-      return {b.build(), warnings_};
+      Model model = b.build();
+      // ROS tools read a mimic's own limits and do not enforce them: a conflict is a warning.
+      for (const ModelError& e : b.mimicLimitConflicts()) {
+        warnings_.push_back(LoadError::format(file_, e.where().line, "warning: " + e.message() +
+                                                                         "; its own limits are not used"));
+      }
+      return {std::move(model), warnings_};
     } catch (const ModelError& e) {
       throw LoadError(file_, e.where().line, e.message());
     }

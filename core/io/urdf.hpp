@@ -7,7 +7,8 @@
 // coordinates: the child's position and quaternion in the joint frame, its velocity: the child's
 // twist in its own frame). Elements and attributes URDF readers skip (Gazebo's <contact>,
 // <self_collision_checking>, ...) are ignored with one warning per kind; the axis of a fixed joint
-// is ignored. Mimic joints and planar joints are refused with the reason.
+// is ignored. Planar joints and mimic joints are read (a mimic whose own limits the range of the
+// joint it follows goes beyond loads with a warning: its own limits are not used).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,6 @@
 #include "core/model/model_builder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -17,6 +18,22 @@ namespace {
 }
 
 bool allFinite(const Transform& X) { return X.R.allFinite() && X.p.allFinite(); }
+
+// A mimic joint's chain followed to the joint it ends at: q = m1 (m2 q' + o2) + o1 =
+// (m1 m2) q' + (m1 o2 + o1). Returns that joint's index, the composed multiplier and offset.
+struct ComposedMimic {
+  int joint;
+  double multiplier, offset;
+};
+ComposedMimic composedMimic(const std::vector<JointSpec>& joints, const std::map<std::string, int>& index,
+                            const JointSpec& J) {
+  ComposedMimic c{index.at(J.mimic), J.multiplier, J.offset};
+  for (; !joints[c.joint].mimic.empty(); c.joint = index.at(joints[c.joint].mimic)) {
+    c.offset += c.multiplier * joints[c.joint].offset;
+    c.multiplier *= joints[c.joint].multiplier;
+  }
+  return c;
+}
 
 // The rotation of smallest angle taking +z to the unit vector a.
 Matrix3 rotationFromZ(const Vector3& a) {
@@ -528,19 +545,14 @@ Model ModelBuilder::build() const {
 
   // Mimic joints: the model built so far has a coordinate for every joint and becomes `full`; the
   // model returned keeps the coordinates of the other joints. Chains of mimics are followed to the
-  // joint they end at: q = m1 (m2 q' + o2) + o1 = (m1 m2) q' + (m1 o2 + o1).
+  // joint they end at (composedMimic).
   std::vector<int> body_of_joint(joints_.size(), -1);
   for (int i = 1; i < model.nbodies; ++i) body_of_joint[joint_of_body[i]] = i;
   Model reduced = model;
   for (int i = 1; i < model.nbodies; ++i) {
     const JointSpec& J = joints_[joint_of_body[i]];
     if (J.mimic.empty()) continue;
-    double gain = J.multiplier, offset = J.offset;
-    int k = joint_names.at(J.mimic);
-    for (; !joints_[k].mimic.empty(); k = joint_names.at(joints_[k].mimic)) {
-      offset += gain * joints_[k].offset;
-      gain *= joints_[k].multiplier;
-    }
+    const auto [k, gain, offset] = composedMimic(joints_, joint_names, J);
     Joint& j = reduced.joint[i];
     j.mimic_body = body_of_joint[k];
     j.mimic_multiplier = gain;
@@ -605,6 +617,36 @@ Model ModelBuilder::build() const {
   }
   reduced.full = std::make_shared<const Model>(std::move(model));
   return reduced;
+}
+
+std::vector<ModelError> ModelBuilder::mimicLimitConflicts() const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::map<std::string, int> index;  // (build() checked the names and chains)
+  for (std::size_t k = 0; k < joints_.size(); ++k) index[joints_[k].name] = static_cast<int>(k);
+  auto fmt = [](double lo, double hi) {
+    std::ostringstream os;
+    os << "[" << lo << ", " << hi << "]";
+    return os.str();
+  };
+  std::vector<ModelError> out;
+  for (const JointSpec& J : joints_) {
+    if (J.mimic.empty() || (J.lower.empty() && J.upper.empty())) continue;
+    const auto [k, gain, offset] = composedMimic(joints_, index, J);
+    const JointSpec& leader = joints_[k];
+    const double lo = leader.lower.empty() ? -kInf : leader.lower[0], hi = leader.upper.empty() ? kInf : leader.upper[0];
+    // The image of [lo, hi] under gain * q + offset (a zero gain: the offset alone).
+    double a = gain == 0 ? offset : gain * lo + offset, b = gain == 0 ? offset : gain * hi + offset;
+    if (a > b) std::swap(a, b);
+    const double own_lo = J.lower.empty() ? -kInf : J.lower[0], own_hi = J.upper.empty() ? kInf : J.upper[0];
+    auto size = [](double x) { return std::isfinite(x) ? std::abs(x) : 0.0; };
+    const double tol = 1e-9 * std::max({1.0, size(own_lo), size(own_hi)});
+    if (a < own_lo - tol || b > own_hi + tol) {
+      out.emplace_back(J.where, "joint '" + J.name + "' mimics joint '" + leader.name + "', whose range " +
+                                    fmt(lo, hi) + " takes it over " + fmt(a, b) + ", beyond its own limits " +
+                                    fmt(own_lo, own_hi));
+    }
+  }
+  return out;
 }
 
 }  // namespace grapple::core

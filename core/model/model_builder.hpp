@@ -126,6 +126,11 @@ class ModelBuilder {
   // Checks everything (names, tree, axes, inertias, limits, a non-singular mass matrix) and throws
   // ModelError naming the faulty link or joint. The link without a parent joint becomes the base.
   Model build() const;
+  // Mimic joints whose own position limits the range of the joint they follow (composed along a
+  // chain of mimics: multiplier * [lower, upper] + offset, unbounded if that joint has no limits)
+  // goes beyond, one error each (the mimic's location, both ranges). The model does not use a
+  // mimic's own limits; the readers say what they do with a conflict. Call after build().
+  std::vector<ModelError> mimicLimitConflicts() const;
 
  private:
   std::string name_;

@@ -13,6 +13,7 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/geometry/collision.hpp"
 #include "core/math/rotation.hpp"
 
 namespace grapple::core {
@@ -27,12 +28,6 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0) {
   return buf;
 }
 
-// Distance from a point to an axis-aligned box of half sides `half` centred at the origin (0
-// inside).
-double boxDistance(const Vector3& p, const Vector3& half) {
-  return (p.cwiseAbs() - half).cwiseMax(0.0).norm();
-}
-
 // The bodies from the base's first child to the hand's body, in order.
 std::vector<int> chainTo(const Model& m, int body) {
   std::vector<int> chain;
@@ -41,38 +36,18 @@ std::vector<int> chainTo(const Model& m, int body) {
   return chain;
 }
 
-// Points along the arm: each link from its joint's origin to the next joint's (the last to the
-// hand), every ≤ spacing. Runs on data.X_world (forwardKinematics done). `from` skips the links
-// closer to the base than the chain's `from`-th.
-void armPoints(const Data& d, const std::vector<int>& chain, const Vector3& hand,
-               double spacing, std::size_t from, std::vector<Vector3>& out) {
-  out.clear();
-  for (std::size_t k = from; k < chain.size(); ++k) {
-    const Vector3 a = d.X_world[chain[k]].p;
-    const Vector3 b = k + 1 < chain.size() ? d.X_world[chain[k + 1]].p : hand;
-    const int n = std::max(1, static_cast<int>(std::ceil((b - a).norm() / spacing)));
-    for (int i = 0; i <= n; ++i) out.push_back(a + (b - a) * (static_cast<double>(i) / n));
-  }
-}
-
 // The arm's clearance from the debris' box (debris frame), outside the approach corridor: a
 // cylinder on the grasp point's outward axis (from the centre of mass through the grasp point).
-double clearanceFromDebris(const std::vector<Vector3>& points, const FeasibilityOptions& o,
-                           const DebrisProperties& debris, const DebrisState& s) {
+double clearanceFromDebris(const ChainCollision& arm, const Data& d, const Vector3& hand,
+                           const FeasibilityOptions& o, const DebrisProperties& debris, const DebrisState& s) {
   const Matrix3 R = quatToMatrix(s.Q_WB.normalized());
-  const Vector3 half = 0.5 * o.debris_size;
   const Vector3 axis = debris.target_B.norm() > 0 ? Vector3(debris.target_B.normalized()) : Vector3::UnitZ();
-  double clearance = INFINITY;
-  for (const Vector3& p : points) {
-    const Vector3 pb = R.transpose() * (p - s.r_W);
-    const Vector3 rel = pb - debris.target_B;
+  auto in_corridor = [&](const Vector3& p) {
+    const Vector3 rel = R.transpose() * (p - s.r_W) - debris.target_B;
     const double along = rel.dot(axis);
-    if (along >= -o.link_radius && along <= o.corridor_length && (rel - along * axis).norm() <= o.corridor_radius) {
-      continue;  // in the approach corridor
-    }
-    clearance = std::min(clearance, boxDistance(pb, half) - o.link_radius);
-  }
-  return clearance;
+    return along >= -o.link_radius && along <= o.corridor_length && (rel - along * axis).norm() <= o.corridor_radius;
+  };
+  return arm.clearance(d, hand, {ConvexShape::box(0.5 * o.debris_size, {R, s.r_W})}, 0, in_corridor);
 }
 
 // The worst (smallest) margin of one constraint, with the values that explain it (sentences
@@ -139,10 +114,8 @@ double debrisClearance(const Model& m, Data& d, const FeasibilityOptions& o, con
                        int ee_frame, const DebrisProperties& debris, const DebrisState& state) {
   if (o.debris_size.minCoeff() <= 0) return INFINITY;
   forwardKinematics(m, d, q);
-  const std::vector<int> chain = chainTo(m, m.frames[ee_frame].body);
-  std::vector<Vector3> points;
-  armPoints(d, chain, framePose(m, d, ee_frame).p, o.link_radius, 0, points);
-  return clearanceFromDebris(points, o, debris, state);
+  const ChainCollision arm(m, chainTo(m, m.frames[ee_frame].body), o.link_radius);
+  return clearanceFromDebris(arm, d, framePose(m, d, ee_frame).p, o, debris, state);
 }
 
 PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o, const CapturePlan& plan,
@@ -177,8 +150,9 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   for (Eigen::Index k = 0; k < nj; ++k) posture[k] = q[joints_q[k]];
   const Vector4 attitude0 = q.segment<4>(3).normalized();
   const std::vector<int> chain = chainTo(m, m.frames[ee_frame].body);
-  // The bus' box about its centre of mass, and the links checked against it: from the third on
-  // (the first two carry the shoulder, mounted on the bus).
+  const ChainCollision arm(m, chain, o.link_radius);
+  // The bus' collision shapes, or its box about its centre of mass, and the links checked against
+  // it: from the third on (the first two carry the shoulder, mounted on the bus).
   const Inertia& bus = m.inertia[0];
   const Vector3 bus_half = 0.5 * equivalentBox(bus.m, bus.inertiaAboutCom(), 0.2);
   const std::size_t bus_from = std::min<std::size_t>(2, chain.size());
@@ -193,7 +167,6 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   out.times.reserve(steps + 1);
   out.margins.reserve(steps + 1);
   Eigen::VectorXd x(m.nv), ddq(m.nv), tau(m.nv);
-  std::vector<Vector3> points;
   for (int s = 0; s <= steps; ++s) {
     const double t = s * h;
     if (!q.allFinite() || !v.allFinite()) {
@@ -269,16 +242,16 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     // Clearances (forwardKinematics(q, v, ddq) above set the poses at q).
     const Vector3 hand = framePose(m, d, ee_frame).p;
     if (o.debris_size.minCoeff() > 0) {
-      armPoints(d, chain, hand, o.link_radius, 0, points);
-      const double c = clearanceFromDebris(points, o, plan.debrisProperties(), plan.debris(t));
+      const double c = clearanceFromDebris(arm, d, hand, o, plan.debrisProperties(), plan.debris(t));
       out.clearance = std::min(out.clearance, c);
       see(debris_clear, o.clearance > 0 ? c / o.clearance - 1 : c, c, o.clearance);
     }
-    if (bus.m > 0) {
-      armPoints(d, chain, hand, o.link_radius, bus_from, points);
-      const Vector3 com = d.X_world[0].p + d.X_world[0].R * bus.com();
-      double c = INFINITY;
-      for (const Vector3& p : points) c = std::min(c, boxDistance(d.X_world[0].R.transpose() * (p - com), bus_half) - o.link_radius);
+    std::vector<ConvexShape> bus_shapes = arm.baseShapes(d);
+    if (bus_shapes.empty() && bus.m > 0) {
+      bus_shapes.push_back(ConvexShape::box(bus_half, {d.X_world[0].R, d.X_world[0].p + d.X_world[0].R * bus.com()}));
+    }
+    if (!bus_shapes.empty()) {
+      const double c = arm.clearance(d, hand, bus_shapes, bus_from);
       out.clearance = std::min(out.clearance, c);
       see(bus_clear, o.clearance > 0 ? c / o.clearance - 1 : c, c, o.clearance);
     }

@@ -14,10 +14,11 @@
 // of the free-floating robot) against a fraction of their limits; the least singular value of
 // the generalized Jacobian against the law's damping threshold (below it the hand no longer
 // tracks exactly); the joint positions and rates against their limits; the clearance of the
-// arm's links (capsules between consecutive joint origins, and the hand) from the debris' box as
-// the planner propagates it, except inside the grasp point's approach corridor, and from the
-// bus' box (its uniform-density equivalent). Each constraint gives a normalized margin (>= 0:
-// met); the smallest one names what limits the plan.
+// arm's links (their collision shapes; a link without any as the capsule between consecutive
+// joint origins, the last one to the hand: geometry/collision.hpp) from the debris' box as the
+// planner propagates it, except inside the grasp point's approach corridor, and from the bus
+// (its collision shapes, or else the box of its uniform-density equivalent). Each constraint gives
+// a normalized margin (>= 0: met); the smallest one names what limits the plan.
 //
 // Window (searchCaptureWindow). Start times t0 are scanned from now over the debris' propagated
 // motion (every few degrees of its rotation, over at most one tumbling period: the horizon of the
@@ -51,8 +52,8 @@ struct FeasibilityOptions {
   double hold = 1.0;              // [s] checked beyond the meeting (the hand rides the grasp point)
   double torque_margin = 0.9;     // fraction of each torque limit a plan may use
   double bus_torque_limit = 5;    // [N m] per axis (infinite: not checked)
-  double clearance = 0.02;        // [m] required beyond the link radius
-  double link_radius = 0.12;      // [m]
+  double clearance = 0.02;        // [m] required beyond the link radius (beyond the shapes)
+  double link_radius = 0.12;      // [m] of the links without collision shapes
   double corridor_radius = 0.5, corridor_length = 1.5;  // [m]
   // The capture law's settings (ControllerSpec::Capture): error dynamics, posture, damping.
   double kp = 4, kd = 4, posture_kp = 0.25, posture_kd = 1, damping = 0.05, singular_threshold = 0.05;

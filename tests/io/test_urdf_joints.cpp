@@ -21,6 +21,8 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/io/model_yaml.hpp"
+#include "core/io/scenario_yaml.hpp"
 #include "core/io/urdf.hpp"
 #include "core/math/rotation.hpp"
 #include "core/model/model_builder.hpp"
@@ -343,6 +345,127 @@ class TestUrdfJoints : public QObject {
              QString::fromStdString(fixed + ":17: joint 'right_joint' mimics joint 'left_joint', which is not revolute or prismatic"));
     const std::string on_fixed = f.write("on_fixed.urdf", std::regex_replace(xml, std::regex("\"right_joint\" type=\"prismatic\""), "\"right_joint\" type=\"fixed\""));
     QVERIFY(loadErrorOf([&] { loadUrdf(on_fixed); }).find(on_fixed + ":17: joint 'right_joint': only a revolute") == 0);
+  }
+
+  // The same gripper in the robot YAML format (`mimic: {joint, multiplier, offset}`) is the URDF
+  // one: one coordinate, the same mass matrix, nonlinear effects and accelerations to rounding.
+  void Mimic_YamlEqualsUrdf() {
+    Files f;
+    const std::string yaml = f.write("gripper.yaml", R"(format: 1
+model:
+  name: mimic_gripper
+  base: {name: palm, mode: fixed, mass: 1, inertia: {xx: 0.01, yy: 0.01, zz: 0.01}}
+  links:
+    - name: left
+      mass: 0.3
+      com: [0, 0.01, 0.03]
+      inertia: {xx: 0.0004, yy: 0.0003, zz: 0.0002}
+      joint: {name: left_joint, type: prismatic, parent: palm, origin: {xyz: [-0.05, 0, 0.1]}, axis: [1, 0, 0],
+              limits: {lower: 0, upper: 0.04, effort: 20, velocity: 0.1}}
+    - name: right
+      mass: 0.2
+      com: [0, -0.01, 0.03]
+      inertia: {xx: 0.0003, yy: 0.0002, zz: 0.0001}
+      joint: {name: right_joint, type: prismatic, parent: palm, origin: {xyz: [0.05, 0, 0.1]}, axis: [1, 0, 0],
+              limits: {lower: -0.04, upper: 0},
+              mimic: {joint: left_joint, multiplier: -1, offset: 0}}
+)");
+    Model y = loadModelFile(yaml), u = loadUrdf(kCorpus + "mimic.urdf").model;
+    QCOMPARE(y.nv, 1);
+    QCOMPARE(y.velocityNames(), u.velocityNames());
+    y.gravity_W = u.gravity_W = Vector3(3.0, -2.0, -9.81);
+    Data dy(y), du(u);
+    std::mt19937 rng(8);
+    for (int trial = 0; trial < 3; ++trial) {
+      const VectorXd q = randomVector(rng, 1) * 0.02, v = randomVector(rng, 1), tau = randomVector(rng, 1);
+      EXPECT_MATRIX_NEAR(massMatrix(y, dy, q), massMatrix(u, du, q), 1e-15);
+      EXPECT_MATRIX_NEAR(nonlinearEffects(y, dy, q, v), nonlinearEffects(u, du, q, v), 1e-14);
+      EXPECT_MATRIX_NEAR(forwardDynamics(y, dy, q, v, tau), forwardDynamics(u, du, q, v, tau), 1e-12);
+    }
+    // Bad mimics in YAML: file, line and reason.
+    std::string text = readText(yaml);
+    const std::string unknown = f.write("unknown.yaml", std::regex_replace(text, std::regex("joint: left_joint,"), "joint: thumb,"));
+    EXPECT_LOAD_ERROR(loadModelFile(unknown), unknown, 18, "joint 'right_joint' mimics joint 'thumb', which does not exist");
+    const std::string typo = f.write("typo.yaml", std::regex_replace(text, std::regex("multiplier: -1"), "multiplier: -1, gain: 2"));
+    EXPECT_LOAD_ERROR(loadModelFile(typo), typo, 18, "gain");
+  }
+
+  // A mimic's own limits against the range the joint it follows gives it: URDF files load with a
+  // warning at the mimic's line (ROS tools do not enforce them either), YAML robots are refused
+  // there; consistent limits, or none, say nothing. Chains compose: 0.7 (1.2 q + 0.05) - 0.1.
+  void Mimic_OwnLimitsAgainstTheLeadersRange() {
+    Files f;
+    const std::string xml = readText(kCorpus + "mimic.urdf");
+    QVERIFY(loadUrdf(kCorpus + "mimic.urdf").warnings.empty());  // [-0.04, 0] is exactly the image
+    const std::string narrow = f.write("narrow.urdf", std::regex_replace(xml, std::regex("lower=\"-0.04\" upper=\"0\""), "lower=\"-0.03\" upper=\"0\""));
+    const UrdfResult r = loadUrdf(narrow);
+    QCOMPARE(r.warnings.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(r.warnings[0]),
+             QString::fromStdString(narrow + ":17: warning: joint 'right_joint' mimics joint 'left_joint', whose range [0, 0.04] "
+                                    "takes it over [-0.04, 0], beyond its own limits [-0.03, 0]; its own limits are not used"));
+    QCOMPARE(r.model.nv, 1);
+    // A continuous leader (no limits) cannot keep a limited mimic within its limits.
+    const std::string unbounded = f.write("unbounded.urdf", std::regex_replace(xml, std::regex("<limit lower=\"0\" upper=\"0.04\" effort=\"20\" velocity=\"0.1\"/>"), ""));
+    QCOMPARE(loadUrdf(unbounded).warnings.size(), std::size_t{1});
+    QVERIFY(loadUrdf(unbounded).warnings[0].find("whose range [-inf, inf]") != std::string::npos);
+
+    // A chain: jc follows jb, which follows ja, so jc = 0.7 (1.2 ja + 0.05) - 0.1 = 0.84 ja - 0.065.
+    ModelBuilder b("chain");
+    const Matrix3 I = Vector3(0.01, 0.02, 0.03).asDiagonal();
+    for (const char* l : {"base", "a", "b", "c"}) b.addLink({l, Inertia::FromCom(0.5, Vector3(0.1, 0, 0), I)});
+    JointSpec ja;
+    ja.type = JointType::kRevolute;
+    ja.name = "ja", ja.parent = "base", ja.child = "a", ja.lower = {-0.5}, ja.upper = {1.0};
+    JointSpec jb = ja, jc = ja;
+    jb.name = "jb", jb.parent = "a", jb.child = "b", jb.mimic = "ja", jb.multiplier = 1.2, jb.offset = 0.05;
+    jb.lower = {-0.55}, jb.upper = {1.25};  // image [-0.55, 1.25]: fine
+    jc.name = "jc", jc.parent = "b", jc.child = "c", jc.mimic = "jb", jc.multiplier = 0.7, jc.offset = -0.1;
+    jc.lower = {-0.485}, jc.upper = {0.7};  // image 0.84 [-0.5, 1] - 0.065 = [-0.485, 0.775]: above 0.7
+    jb.origin.p = jc.origin.p = Vector3(0.2, 0, 0);
+    b.addJoint(ja);
+    b.addJoint(jb);
+    b.addJoint(jc);
+    b.build();
+    const std::vector<ModelError> conflicts = b.mimicLimitConflicts();
+    QCOMPARE(conflicts.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(conflicts[0].message()),
+             QString("joint 'jc' mimics joint 'ja', whose range [-0.5, 1] takes it over [-0.485, 0.775], beyond its own limits [-0.485, 0.7]"));
+
+    // YAML: refused at the mimic's line.
+    const std::string yaml = f.write("narrow.yaml", R"(format: 1
+model:
+  name: g
+  base: {name: palm, mode: fixed, mass: 1, inertia: {xx: 0.01, yy: 0.01, zz: 0.01}}
+  links:
+    - name: left
+      mass: 0.3
+      inertia: {xx: 0.0004, yy: 0.0003, zz: 0.0002}
+      joint: {name: left_joint, type: prismatic, parent: palm, axis: [1, 0, 0], limits: {lower: 0, upper: 0.04}}
+    - name: right
+      mass: 0.2
+      inertia: {xx: 0.0003, yy: 0.0002, zz: 0.0001}
+      joint: {name: right_joint, type: prismatic, parent: palm, axis: [1, 0, 0], limits: {lower: -0.03, upper: 0},
+              mimic: {joint: left_joint, multiplier: -1}}
+)");
+    EXPECT_LOAD_ERROR(loadModelFile(yaml), yaml, 14, "beyond its own limits [-0.03, 0] (narrow the limits of the joint it follows");
+  }
+
+  // A scenario gives the independent joints only: a mimic's initial position or velocity, or a
+  // controller target on it, is refused with the joint it follows.
+  void Mimic_ScenarioGivesOnlyIndependentJoints() {
+    Files f;
+    const std::string robot = kCorpus + "mimic.urdf";
+    auto scenario = [&](const std::string& joints) {
+      return "format: 1\nname: gripper\nchaser:\n  robot: " + robot + "\n  initial:\n    joints:\n" + joints +
+             "run:\n  duration: 0.1\n  step: 0.001\n  end_effector: left\n";
+    };
+    const std::string good = f.write("good.yaml", scenario("      left_joint: {position: 0.01, velocity: 0.02}\n"));
+    const LoadedScenario ok = loadScenario(good);
+    QCOMPARE(ok.model.nq, 1);
+    const std::string bad = f.write("bad.yaml", scenario("      right_joint: {position: -0.01}\n"));
+    EXPECT_LOAD_ERROR(loadScenario(bad), bad, 7,
+                      "chaser.initial.joints: joint 'right_joint' mimics joint 'left_joint' (q = -1 * q_left_joint): a "
+                      "scenario gives only the independent joints; give 'left_joint' instead");
   }
 
   // The planar joint is two prismatic joints along e1 and e2 then a revolute one about the axis,
