@@ -104,6 +104,9 @@ OffscreenRenderer::OffscreenRenderer(int width, int height, int samples) : impl_
                                   ScenePalette::kBackground[2], 1));
   camera->setProjectionMatrixAsPerspective(kFieldOfViewDeg, double(width) / height, 0.1, 2000.0);
   camera->setComputeNearFarMode(osg::CullSettings::COMPUTE_NEAR_FAR_USING_BOUNDING_VOLUMES);
+  // The star sphere (hundreds of metres) sets the far plane; OSG's default near/far ratio (5e-4)
+  // then puts the near plane at ~0.2 m and clips a small robot (a gripper) seen close up.
+  camera->setNearFarRatio(1e-5);
   m.viewer->realize();
   m.rgba.resize(std::size_t(width) * height * 4);
   m.rgb.resize(std::size_t(width) * height * 3);

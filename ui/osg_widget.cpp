@@ -33,6 +33,9 @@ OsgWidget::OsgWidget(QWidget* parent) : QOpenGLWidget(parent) {
                                   render::ScenePalette::kBackground[2], 1));
   camera->setProjectionMatrixAsPerspective(render::kFieldOfViewDeg, double(std::max(1, width())) / std::max(1, height()), 0.1, 2000.0);
   camera->setComputeNearFarMode(osg::CullSettings::COMPUTE_NEAR_FAR_USING_BOUNDING_VOLUMES);
+  // The star sphere (hundreds of metres) sets the far plane; OSG's default near/far ratio (5e-4)
+  // then puts the near plane at ~0.2 m and clips a small robot (a gripper) seen close up.
+  camera->setNearFarRatio(1e-5);
   auto* manipulator = new osgGA::OrbitManipulator;
   manipulator->setAllowThrow(false);
   viewer_->setCameraManipulator(manipulator, false);
