@@ -418,7 +418,7 @@ void CaptureScene::Impl::buildPlan() {
   plan_path = lineGeometry(osg::Vec4(0.5f, 0.5f, 0.5f, 1), GL_LINE_STRIP);
   plan_path->setName("plan_path");
   plan_path->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
-  plan_path->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(4));
+  plan_path->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(5));
   osg::ref_ptr<osg::Geode> g = new osg::Geode;
   g->addDrawable(plan_path);
   plan_sw->addChild(g);
