@@ -12,14 +12,6 @@ if [ -x build/tests/grapple_render_bench ]; then
   build/tests/grapple_render_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_display_aggregates_only=true "$@" 2>&1 | grep -E "Benchmark|---|_median"
 fi
-# The application's 3D view during playback of the flexible capture (Xvfb, Mesa llvmpipe, 1280x800).
-if [ -x build/tests/grapple_gui_bench ] && command -v xvfb-run > /dev/null; then
-  scratch=$(mktemp -d)
-  XDG_CONFIG_HOME=$scratch XDG_RUNTIME_DIR=$scratch QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x800x24" \
-    build/tests/grapple_gui_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-    --benchmark_display_aggregates_only=true "$@" 2>&1 | grep -E "Benchmark|---|_median"
-  rm -rf "$scratch"
-fi
 # Campaigns: 1000 rigid captures by the local engine, the same one after the other with
 # `grapple-cli run`, the per-run overhead, and a merge of 10,000 summaries (minutes; one run).
 if [ -x build/tests/grapple_campaign_bench ]; then
