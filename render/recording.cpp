@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/dynamics/kinematics.hpp"
+#include "core/planning/feasibility.hpp"
 
 namespace grapple::render {
 
@@ -24,6 +25,7 @@ int endEffectorFrame(const core::Model& model, const core::Scenario& scenario) {
 Recording::Recording(const core::Simulation& sim, int expected_rows)
     : model_(&sim.model()),
       has_debris_(sim.scenario().debris.enabled),
+      record_rate_(sim.scenario().run.record_rate),
       nq_(sim.model().nq),
       nv_(sim.model().nv),
       ee_frame_(endEffectorFrame(sim.model(), sim.scenario())),
@@ -81,7 +83,82 @@ void Recording::append(const core::Simulation& sim) {
     for (const auto& e : sim.events()) {
       if (e.kind == "plan") plan_start_ = e.time;
     }
+    addPlan(sim);
   }
+}
+
+// The plan just made: its points on the recording's instants (where the plan.x channels will be
+// recorded while the hand flies it), margins from its feasibility check.
+void Recording::addPlan(const core::Simulation& sim) {
+  PlanOverlay p;
+  p.number = sim.plans();
+  p.start = sim.planStart();
+  p.meeting = sim.plannedCaptureTime();
+  p.rendezvous = sim.plannedRendezvousTime();
+  if (!(p.meeting >= p.start)) return;
+  const double dt = 1 / record_rate_;
+  long k0 = static_cast<long>(std::floor(p.start / dt + 1e-9)) + 1;  // the first recording instant after the start
+  const long k1 = static_cast<long>(std::ceil(p.meeting / dt - 1e-9));  // ... and the first at or after the meeting
+  const long stride = std::max(1L, (k1 - k0) / (kPlanPoints - 2) + 1);
+  p.times.push_back(p.start);
+  for (long k = k0; k < k1; k += stride) p.times.push_back(static_cast<double>(k) / record_rate_);
+  p.times.push_back(p.meeting);
+  const core::PlanCheck* check = sim.planCheck();
+  p.path.reserve(p.times.size());
+  p.margins.reserve(p.times.size());
+  for (double t : p.times) {
+    p.path.push_back(sim.plannedHandAt(t));
+    double margin = PlanOverlay::kNaN;
+    if (check != nullptr && !check->times.empty()) {
+      const std::vector<double>& ct = check->times;
+      const double tau = t - p.start;
+      const auto it = std::upper_bound(ct.begin(), ct.end(), tau);
+      if (it == ct.begin()) {
+        margin = check->margins.front();
+      } else if (it == ct.end()) {
+        margin = check->margins.back();
+      } else {
+        const std::size_t j = static_cast<std::size_t>(it - ct.begin());
+        const double w = (tau - ct[j - 1]) / (ct[j] - ct[j - 1]);
+        margin = (1 - w) * check->margins[j - 1] + w * check->margins[j];
+      }
+    }
+    p.margins.push_back(margin);
+  }
+  p.standoff = p.path.front();
+  p.grasp = p.path.back();
+  if (p.rendezvous < p.meeting - 1e-9) p.approach = sim.plannedHandAt(p.rendezvous);
+  if (check != nullptr) {
+    p.margin = check->margin;
+    p.limiting = check->limiting;
+  }
+  overlays_.push_back(std::move(p));
+}
+
+const PlanOverlay* Recording::planAt(int row) const {
+  if (time_.empty()) return nullptr;
+  const double t = time_[std::clamp(row, 0, rows() - 1)];
+  const PlanOverlay* p = nullptr;
+  for (const PlanOverlay& o : overlays_) {
+    if (o.start <= t + 1e-9) p = &o;
+  }
+  return p;
+}
+
+core::Transform Recording::basePose(int row) const {
+  const core::Model& m = *model_;
+  const double* q = q_.data() + std::size_t(row) * nq_;
+  return m.X_parent_joint[0] * core::jointTransform(m.joint[0], q + m.joint[0].idx_q);
+}
+
+void Recording::basePoses(int row, double seconds, std::vector<core::Transform>& poses) const {
+  poses.clear();
+  if (time_.empty() || model_->joint[0].nv == 0) return;
+  row = std::clamp(row, 0, rows() - 1);
+  const int first = rowAt(time_[row] - seconds);
+  const int stride = std::max(1, (row - first) / (kTrailPoints - 1) + 1);
+  for (int r = row; r >= first; r -= stride) poses.push_back(basePose(r));  // from the row back
+  std::reverse(poses.begin(), poses.end());
 }
 
 // The planned hand position at a recorded row: the capture plan's channels (plan.x, y, z) where

@@ -49,12 +49,25 @@ class Recording {
   // The planned points so far, one per row that has one, and those rows.
   const std::vector<core::Vector3>& plannedPoints() const { return planned_points_; }
   const std::vector<int>& plannedRows() const { return planned_rows_; }
+  // The capture plan being flown at `row` (the last made at or before its instant; null before the
+  // first): its points at the plan's start, at every recording instant up to the planned meeting
+  // and at the meeting (at most kPlanPoints: a long plan recorded fast is thinned), each with the
+  // margin of the plan's feasibility check there (linear between the check's steps).
+  const PlanOverlay* planAt(int row) const;
+  static constexpr int kPlanPoints = 2000;
+  // The bus' poses (inertial) over the `seconds` up to `row`, oldest first, at most kTrailPoints
+  // (evenly thinned; the row itself always last); empty for a chaser whose base does not move.
+  void basePoses(int row, double seconds, std::vector<core::Transform>& poses) const;
+  static constexpr int kTrailPoints = 300;
 
  private:
   void addPlannedPoint(const core::Recorder& r, int rec_row, const Eigen::VectorXd& q);
+  void addPlan(const core::Simulation& sim);
+  core::Transform basePose(int row) const;
 
   const core::Model* model_;  // the Simulation's (outlives the recording)
   bool has_debris_;
+  double record_rate_;
   int nq_, nv_, ee_frame_;
   int c_com_, c_p_, c_l_, c_ee_, c_plan_;  // first channel of com.x, momentum.px, momentum.Lx, ee.x, plan.x
   std::vector<std::pair<int, int>> reference_channels_;  // (channel, index in q)
@@ -70,6 +83,7 @@ class Recording {
   std::vector<core::Vector3> plan_;
   double plan_start_ = std::numeric_limits<double>::quiet_NaN();
   int plans_ = 0;                          // plans seen (Simulation::plans)
+  std::vector<PlanOverlay> overlays_;      // every plan made, in order
 };
 
 }  // namespace grapple::render

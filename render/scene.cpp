@@ -176,6 +176,14 @@ struct CaptureScene::Impl {
   Eigen::Matrix3d ellipsoid_axes = Eigen::Matrix3d::Zero();
   osg::ref_ptr<osg::Geometry> path_actual, path_planned;
   osg::ref_ptr<osg::Geometry> hand_error;  // the hand to the grasp point (with the paths)
+  // The capture plan: its path coloured by margin, the window's and the poses' markers.
+  osg::ref_ptr<osg::Switch> plan_sw, window_sw, trail_sw;
+  osg::ref_ptr<osg::Geometry> plan_path;
+  osg::ref_ptr<osg::MatrixTransform> standoff_xf, approach_xf, meeting_xf;
+  PlanOverlay plan;  // the one drawn (plan.number 0: none)
+  // The bus' axes and the trails of their tips.
+  osg::ref_ptr<osg::Geometry> trail_axes, trail_tips[3];
+  double trail_length = 1;
   Vector3 hand_error_from = Vector3::Zero(), hand_error_to = Vector3::Zero();
 
   Impl(const core::Model& m, const core::Scenario& s)
@@ -195,6 +203,7 @@ struct CaptureScene::Impl {
   void placeArrow(osg::MatrixTransform* xf, const Vector3& at, const Vector3& vec, double length);
   void applyOptions();
   void buildWorkspace();
+  void buildPlan();
 };
 
 // A mesh of assets/meshes, read once and shared by every place that draws it.
@@ -361,6 +370,7 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   path_actual = lineGeometry(osg::Vec4(1, 0.55f, 0.15f, 1), GL_LINE_STRIP);
   path_actual->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2));
   path_planned = lineGeometry(osg::Vec4(0.3f, 0.95f, 1, 1), GL_LINE_STRIP);
+  path_planned->setName("planned_path");
   path_planned->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2));
   path_planned->getOrCreateStateSet()->setAttributeAndModes(new osg::LineStipple(2, 0xF0F0));
   paths->addDrawable(path_actual);
@@ -377,8 +387,75 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   earth_sw->addChild(earth_xf);
   root->addChild(earth_sw);
 
+  buildPlan();
   buildStars();
   applyOptions();
+}
+
+namespace {
+
+// A sphere marker of radius r (translucent when alpha < 1), placed by its transform; hidden until placed.
+osg::ref_ptr<osg::MatrixTransform> marker(const std::string& name, double r, const osg::Vec4& color) {
+  osg::ref_ptr<osg::MatrixTransform> xf = new osg::MatrixTransform;
+  xf->setName(name);
+  xf->setDataVariance(osg::Object::DYNAMIC);
+  osg::ref_ptr<osg::Geode> ball = shape(new osg::Sphere(osg::Vec3(), float(r)), color);
+  if (color.a() < 1) {
+    osg::StateSet* ss = ball->getOrCreateStateSet();
+    ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+    ss->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  }
+  xf->addChild(ball);
+  xf->setNodeMask(0);
+  return xf;
+}
+
+}  // namespace
+
+void CaptureScene::Impl::buildPlan() {
+  plan_sw = new osg::Switch;
+  plan_sw->setName("plan");
+  plan_path = lineGeometry(osg::Vec4(0.5f, 0.5f, 0.5f, 1), GL_LINE_STRIP);
+  plan_path->setName("plan_path");
+  plan_path->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+  plan_path->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(5));
+  osg::ref_ptr<osg::Geode> g = new osg::Geode;
+  g->addDrawable(plan_path);
+  plan_sw->addChild(g);
+  root->addChild(plan_sw);
+
+  // The capture window: a translucent red ball around the grasp point's position at the meeting;
+  // the stand-off pose's hand (white) and the approach point (cyan).
+  window_sw = new osg::Switch;
+  window_sw->setName("capture_markers");
+  meeting_xf = marker("capture_window", 0.18, osg::Vec4(0.95f, 0.2f, 0.15f, 0.45f));
+  standoff_xf = marker("standoff", 0.07, osg::Vec4(0.95f, 0.95f, 0.95f, 1));
+  approach_xf = marker("approach", 0.07, osg::Vec4(0.3f, 0.95f, 1, 1));
+  window_sw->addChild(meeting_xf);
+  window_sw->addChild(standoff_xf);
+  window_sw->addChild(approach_xf);
+  root->addChild(window_sw);
+
+  // The bus' axes (x red, y green, z blue) and the trails of their tips, fading with age.
+  trail_sw = new osg::Switch;
+  trail_sw->setName("bus_trail");
+  trail_length = 1.2 * scale;
+  osg::ref_ptr<osg::Geode> t = new osg::Geode;
+  trail_axes = lineGeometry(osg::Vec4(1, 1, 1, 1), GL_LINES);
+  trail_axes->setName("bus_axes");
+  trail_axes->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+  trail_axes->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2));
+  t->addDrawable(trail_axes);
+  for (int a = 0; a < 3; ++a) {
+    trail_tips[a] = lineGeometry(osg::Vec4(1, 1, 1, 1), GL_LINE_STRIP);
+    trail_tips[a]->setName(std::string("bus_trail_") + "xyz"[a]);
+    trail_tips[a]->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+    trail_tips[a]->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2));
+    t->addDrawable(trail_tips[a]);
+  }
+  t->getOrCreateStateSet()->setMode(GL_BLEND, osg::StateAttribute::ON);
+  trail_sw->addChild(t);
+  root->addChild(trail_sw);
 }
 
 void CaptureScene::Impl::buildBody(int i, const std::string& asset_dir) {
@@ -751,6 +828,10 @@ void CaptureScene::Impl::applyOptions() {
   stars_sw->setValue(0, options.stars);
   earth_sw->setValue(0, options.earth);
   ellipsoid_sw->setValue(0, options.ellipsoid);
+  plan_sw->setValue(0, options.plan);
+  window_sw->setValue(0, options.window);
+  trail_sw->setValue(0, options.trail);
+  path_planned->setNodeMask(options.plan && !plan.empty() ? 0 : ~0u);
   for (osg::Switch* sw : geometry_sw) {
     sw->setValue(0, !options.collision);
     sw->setValue(1, options.collision);
@@ -873,6 +954,81 @@ void CaptureScene::setPaths(const std::vector<Vector3>& actual, const std::vecto
   setLineVertices(impl_->path_planned, planned);
 }
 
+std::array<float, 3> marginColor(double margin) {
+  if (std::isnan(margin)) return {0.55f, 0.55f, 0.55f};
+  // Piecewise linear through red (0), orange, yellow (kMarginWarning) and green (kMarginGood).
+  const float red[3] = {0.95f, 0.12f, 0.10f}, yellow[3] = {0.98f, 0.88f, 0.12f}, green[3] = {0.15f, 0.85f, 0.30f};
+  const float* a = red;
+  const float* b = yellow;
+  double w = margin / kMarginWarning;
+  if (margin >= kMarginWarning) {
+    a = yellow;
+    b = green;
+    w = (margin - kMarginWarning) / (kMarginGood - kMarginWarning);
+  }
+  w = std::clamp(w, 0.0, 1.0);
+  std::array<float, 3> c;
+  for (int k = 0; k < 3; ++k) c[k] = float((1 - w) * a[k] + w * b[k]);
+  return c;
+}
+
+void CaptureScene::setPlan(const PlanOverlay* plan) {
+  Impl& m = *impl_;
+  const int number = plan != nullptr ? plan->number : 0;
+  if (number == m.plan.number) return;  // drawn already
+  m.plan = plan != nullptr ? *plan : PlanOverlay{};
+  setLineVertices(m.plan_path, m.plan.path);
+  auto* colors = static_cast<osg::Vec4Array*>(m.plan_path->getColorArray());
+  colors->resize(m.plan.path.size());
+  for (std::size_t k = 0; k < m.plan.path.size(); ++k) {
+    const std::array<float, 3> c = marginColor(m.plan.margins[k]);
+    (*colors)[k] = osg::Vec4(c[0], c[1], c[2], 1);
+  }
+  colors->dirty();
+  auto place = [](osg::MatrixTransform* xf, const Vector3& at) {
+    xf->setNodeMask(at.allFinite() ? ~0u : 0u);
+    if (at.allFinite()) xf->setMatrix(osg::Matrixd::translate(toOsg(at)));
+  };
+  place(m.meeting_xf, m.plan.grasp);
+  place(m.standoff_xf, m.plan.standoff);
+  place(m.approach_xf, m.plan.approach);
+  m.applyOptions();
+}
+
+void CaptureScene::setBaseTrail(const std::vector<core::Transform>& poses) {
+  Impl& m = *impl_;
+  const double L = m.trail_length;
+  auto* axes_colors = static_cast<osg::Vec4Array*>(m.trail_axes->getColorArray());
+  std::vector<Vector3> axes, tips;
+  axes_colors->clear();
+  const osg::Vec4 axis_color[3] = {{1, 0.25f, 0.25f, 1}, {0.3f, 1, 0.3f, 1}, {0.35f, 0.55f, 1, 1}};
+  if (!poses.empty()) {
+    const core::Transform& X = poses.back();
+    for (int a = 0; a < 3; ++a) {
+      axes.push_back(X.p);
+      axes.push_back(X.p + L * X.R.col(a));
+      axes_colors->push_back(axis_color[a]);
+      axes_colors->push_back(axis_color[a]);
+    }
+  }
+  setLineVertices(m.trail_axes, axes);
+  axes_colors->dirty();
+  for (int a = 0; a < 3; ++a) {
+    tips.clear();
+    for (const core::Transform& X : poses) tips.push_back(X.p + L * X.R.col(a));
+    setLineVertices(m.trail_tips[a], tips);
+    auto* c = static_cast<osg::Vec4Array*>(m.trail_tips[a]->getColorArray());
+    c->resize(tips.size());
+    for (std::size_t k = 0; k < tips.size(); ++k) {  // fading: the oldest at 15 % opacity
+      const float age = tips.size() > 1 ? float(tips.size() - 1 - k) / float(tips.size() - 1) : 0.0f;
+      (*c)[k] = osg::Vec4(axis_color[a].r(), axis_color[a].g(), axis_color[a].b(), 1.0f - 0.85f * age);
+    }
+    c->dirty();
+  }
+}
+
+double CaptureScene::trailAxisLength() const { return impl_->trail_length; }
+
 Eigen::Matrix3d CaptureScene::ellipsoidAxes() const { return impl_->ellipsoid_axes; }
 std::pair<Vector3, Vector3> CaptureScene::handErrorVector() const { return {impl_->hand_error_from, impl_->hand_error_to}; }
 const std::vector<Vector3>& CaptureScene::workspacePoints() const { return impl_->workspace_points; }
@@ -912,6 +1068,17 @@ std::string CaptureScene::describePick(const std::vector<osg::Node*>& path) cons
                     "%s: %.2f kg, position [%.3f, %.3f, %.3f] m, attitude roll %.1f pitch %.1f yaw %.1f deg",
                     m.model.body_name[i].c_str(), m.model.inertia[i].m, X.p.x(), X.p.y(), X.p.z(), rpy.x(),
                     rpy.y(), rpy.z());
+      return buf;
+    }
+    if (name == "capture_window" || name == "standoff" || name == "approach") {
+      const PlanOverlay& p = m.plan;
+      const Vector3& x = name == "capture_window" ? p.grasp : name == "standoff" ? p.standoff : p.approach;
+      const double t = name == "capture_window" ? p.meeting : name == "standoff" ? p.start : p.rendezvous;
+      const char* what = name == "capture_window" ? "capture window: the hand meets the grasp point"
+                         : name == "standoff"     ? "stand-off pose: the hand where the plan starts"
+                                                  : "approach point: the plan's first stage ends on the grasp axis";
+      std::snprintf(buf, sizeof buf, "%s at t = %.3f s, at [%.3f, %.3f, %.3f] m; plan %d, smallest predicted margin %.2f (%s)",
+                    what, t, x.x(), x.y(), x.z(), p.number, p.margin, p.limiting.empty() ? "not checked" : p.limiting.c_str());
       return buf;
     }
     if (name == "debris" && m.last.has_debris) {

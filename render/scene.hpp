@@ -3,13 +3,16 @@
 // visual:/collision:) as those shapes and meshes, others as the bus, arm hubs and gripper from the
 // project's meshes (assets/) and rigid links as cylinders; flexible arm segments and solar arrays drawn deformed from their
 // modal coordinates (times a display exaggeration), the tumbling debris with its grasp point, the
-// planned and actual end-effector paths, optional body frames, velocity and momentum vectors,
-// the system's centre of mass, a starfield and an Earth-direction arrow.
+// planned and actual end-effector paths, the capture plan coloured by its predicted margin with
+// its capture window and stand-off and approach poses, a trail of the bus' axes, optional body
+// frames, velocity and momentum vectors, the system's centre of mass, a starfield and an
+// Earth-direction arrow.
 //
 // OSG types are only forward-declared here: the header is cheap for ui/. Everything runs on the
 // GUI thread.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,7 +43,18 @@ struct SceneOptions {
   bool ellipsoid = false;   // the hand's manipulability ellipsoid (position, free-floating J* or J_m)
   bool workspace = false;   // the arm's workspace: a cloud of the hand's reachable points, carried by the base
   bool collision = false;   // a robot with its own geometry: its collision shapes instead of its visuals
+  bool plan = true;         // the capture plan's hand path, coloured by its margin (marginColor)
+  bool window = true;       // the capture window (the grasp point at the meeting), stand-off and approach points
+  bool trail = true;        // the bus' axes now and the trail of their tips over the last trail_seconds
+  double trail_seconds = 30;
 };
+
+// The colour of a plan's point for the margin its feasibility check predicts there (the worst
+// constraint's normalized distance to its limit: <= 0 at or beyond it, 1 none of it used): red up
+// to 0, through orange and yellow (kMarginWarning) to green from kMarginGood on; grey without a
+// check (NaN).
+inline constexpr double kMarginWarning = 0.25, kMarginGood = 0.5;
+std::array<float, 3> marginColor(double margin);
 
 // Colours of the main parts, for the tests that look at the pixels (RGB 0-1).
 struct ScenePalette {
@@ -74,6 +88,14 @@ class CaptureScene {
   const SceneOptions& options() const;
   // End-effector paths, inertial positions [m]: the recorded one and the capture plan's.
   void setPaths(const std::vector<core::Vector3>& actual, const std::vector<core::Vector3>& planned);
+  // The capture plan being flown (null: none yet), drawn by options.plan and options.window; while
+  // one is drawn the planned path of setPaths is not (it is the same path, uncoloured).
+  void setPlan(const PlanOverlay* plan);
+  // The bus' poses over the last options.trail_seconds, oldest first (Recording::basePoses): its
+  // axes at the last one and the trail of their tips.
+  void setBaseTrail(const std::vector<core::Transform>& poses);
+  // The length of the bus' axes drawn by the trail [m].
+  double trailAxisLength() const;
 
   // After update: points of interest for the camera presets (inertial, [m]).
   core::Vector3 endEffectorPosition() const;

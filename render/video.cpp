@@ -143,6 +143,9 @@ struct FrameMaker {
     scene.update(recording.snapshot(row));
     recording.pathsAt(row, actual, planned);
     scene.setPaths(actual, planned);
+    scene.setPlan(recording.planAt(row));
+    recording.basePoses(row, options.scene.trail_seconds, trail);
+    scene.setBaseTrail(trail);
     // The camera of the first frame stays (as in the application's view); following the hand, it
     // moves with it at the same distance.
     if (!first) {
@@ -166,6 +169,7 @@ struct FrameMaker {
   CaptureScene scene;
   OffscreenRenderer renderer;
   std::vector<core::Vector3> actual, planned;
+  std::vector<core::Transform> trail;
   std::vector<unsigned char> frame;
   std::optional<CameraPose> first;
   core::Vector3 first_hand = core::Vector3::Zero();

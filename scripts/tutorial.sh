@@ -8,6 +8,9 @@
 #   editor.png        the scenario editor, the debris tumbling at 6 deg/s instead of 4
 #   ghost.png         that run beside the first one, its ghost dashed in every plot
 #   frame.png         the grasp seen from beside the hand, as a video export draws it
+# and, from the GUI test that drives them (build/tests/test_tutorial), the clicks and dialogs:
+#   editor_select.png, editor_type.png       the editor's clicks, framed in red
+#   export_plot_menu.png, export_figure_set.png, export_video.png, export_view_image.png
 #   scripts/tutorial.sh [OUTPUT_DIR]   (default docs/tutorial)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,3 +35,8 @@ shot requirements.png 150
 shot editor.png 150 --set "$faster" --raise dock:editor --raise dock:events
 shot ghost.png 150 --compare "$faster" --raise "plot:Tracking error"
 build/app/grapple-cli video "$scenario" --frame 73.02 --camera hand --size 960x540 --out "$out/frame.png"
+[ -x build/tests/test_tutorial ] || cmake --build build --target test_tutorial
+scratch=$(mktemp -d)
+GRAPPLE_TUTORIAL_DIR=$(realpath "$out") XDG_CONFIG_HOME=$scratch XDG_RUNTIME_DIR=$scratch QT_QPA_PLATFORM=xcb \
+  xvfb-run -a -s "-screen 0 1280x800x24" build/tests/test_tutorial
+rm -rf "$scratch"

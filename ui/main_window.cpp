@@ -445,7 +445,10 @@ void MainWindow::buildMenus() {
                             {tr("Earth direction"), &render::SceneOptions::earth},
                             {tr("Manipulability ellipsoid"), &render::SceneOptions::ellipsoid},
                             {tr("Workspace (reachable points)"), &render::SceneOptions::workspace},
-                            {tr("Collision geometry (robots with their own shapes)"), &render::SceneOptions::collision}};
+                            {tr("Collision geometry (robots with their own shapes)"), &render::SceneOptions::collision},
+                            {tr("Capture plan, coloured by its margin (red: at a limit, green: far)"), &render::SceneOptions::plan},
+                            {tr("Capture window, stand-off and approach points"), &render::SceneOptions::window},
+                            {tr("Bus axes and their trail"), &render::SceneOptions::trail}};
   for (const Toggle& t : toggles) {
     QAction* a = show->addAction(t.name);
     a->setCheckable(true);
@@ -506,9 +509,9 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   // Keep the overlay choices of the menu.
   render::SceneOptions o;
   bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth, &o.ellipsoid, &o.workspace,
-                   &o.collision};
+                   &o.collision, &o.plan, &o.window, &o.trail};
   const QList<QAction*> toggles = show_menu_->actions();
-  for (int k = 0; k < 10 && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
+  for (int k = 0; k < int(std::size(flags)) && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
   scene_->setOptions(o);
   history_ = RunHistory{};
   history_.channels = runner_->channels();
@@ -518,6 +521,7 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   timeline_->setTimes(&history_.columns[0]);
   for (PlotPanel* p : plots_) p->reset(&history_);
   shown_row_ = -1;
+  plan_ = render::PlanOverlay{};  // the old run's
   view_dirty_ = true;
   runner_->setSpeed(speed_->currentData().toDouble());
   scene_->update(runner_->snapshot(0));
@@ -770,6 +774,9 @@ void MainWindow::showRow(int row) {
   manipulability_->setConfiguration(s.q);
   runner_->paths(row, path_actual_, path_planned_);
   scene_->setPaths(path_actual_, path_planned_);
+  runner_->overlays(row, scene_->options().trail_seconds, plan_, trail_);
+  scene_->setPlan(plan_.number > 0 ? &plan_ : nullptr);
+  scene_->setBaseTrail(trail_);
   manipulability_->setPaths(history_, row, path_actual_, path_planned_);
   view_->sceneChanged();
   shown_row_ = row;

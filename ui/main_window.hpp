@@ -185,6 +185,8 @@ class MainWindow : public QMainWindow {
   RunHistory ghost_;  // the previous run (rerunKeepingGhost), empty if none
   int shown_row_ = -1;
   std::vector<core::Vector3> path_actual_, path_planned_;  // reused every frame
+  render::PlanOverlay plan_;                     // the capture plan drawn
+  std::vector<core::Transform> trail_;           // the bus' recent poses drawn
   bool view_dirty_ = true;
 
   OsgWidget* view_ = nullptr;

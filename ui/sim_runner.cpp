@@ -242,6 +242,17 @@ void SimRunner::paths(int row, std::vector<core::Vector3>& actual, std::vector<c
   recording_->pathsAt(row, actual, planned);
 }
 
+void SimRunner::overlays(int row, double seconds, render::PlanOverlay& plan, std::vector<core::Transform>& trail) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const render::PlanOverlay* p = recording_->planAt(row);
+  if (p == nullptr) {
+    plan = render::PlanOverlay{};
+  } else if (p->number != plan.number) {
+    plan = *p;
+  }
+  recording_->basePoses(row, seconds, trail);
+}
+
 std::vector<core::Vector3> SimRunner::plannedPoints() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return recording_->plannedPoints();

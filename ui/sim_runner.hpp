@@ -87,6 +87,10 @@ class SimRunner {
   render::Snapshot snapshot(int row) const;
   // The end-effector paths drawn at `row` (render::Recording::pathsAt).
   void paths(int row, std::vector<core::Vector3>& actual, std::vector<core::Vector3>& planned) const;
+  // The capture plan flown at `row` into `plan` (copied only if it is another plan than the one
+  // there; number 0: none yet) and the bus' poses over the `seconds` up to it
+  // (render::Recording::planAt, basePoses).
+  void overlays(int row, double seconds, render::PlanOverlay& plan, std::vector<core::Transform>& trail) const;
   // The planned hand points recorded so far (one per row that has one).
   std::vector<core::Vector3> plannedPoints() const;
   // Runs f(const render::Recording&) under the lock: the video export reads the whole run so.

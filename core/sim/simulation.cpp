@@ -17,6 +17,7 @@
 #include "core/math/rotation.hpp"
 #include "core/control/capture_controller.hpp"
 #include "core/control/controller.hpp"
+#include "core/planning/feasibility.hpp"
 #include "core/sim/modal_stiffness.hpp"
 #include "core/sim/ode.hpp"
 #include "core/world/environment.hpp"
@@ -95,6 +96,12 @@ struct Simulation::Impl {
   double within_since = -1;    // [s] since when the hand is within the tolerances (-1: it is not)
   double planned_capture = NAN;  // [s] when the plan has the hand meet the grasp point
   bool captured = false;
+  CaptureController* capture_ctl = nullptr;  // the capture controller (null without one)
+  // The chaser's state when the current plan was made (for its feasibility check), and the check.
+  int plan_state_of = 0;       // the plan number the state belongs to
+  Eigen::VectorXd plan_q, plan_v;
+  std::unique_ptr<PlanCheck> plan_check;
+  int plan_check_of = 0;       // the plan number the check belongs to
   // After the grasp the debris is part of the end-effector body: its pose relative to that body.
   bool attached = false, attach_pending = false;
   int attach_body = -1;
@@ -222,6 +229,9 @@ void Simulation::Impl::setInitialState() {
   for (const ControllerSpec& c : scenario.controllers) {
     if (c.type == ControllerType::kCapture) capture = &c;
   }
+  capture_ctl = captureController();
+  plan_q = q0;
+  plan_v = v0;
   outside_limit.assign(nv, 0);
   saturated.assign(nv, 0);
 }
@@ -251,6 +261,11 @@ void Simulation::Impl::control(double tt) {
   for (auto& c : controllers) {
     ctx.ddq = nullptr;
     c->update(ctx);
+  }
+  if (capture_ctl != nullptr && capture_ctl->plans() != plan_state_of) {  // a plan made at tt: its state
+    plan_state_of = capture_ctl->plans();
+    plan_q = q;
+    plan_v = v;
   }
   bus_demand = ctx.bus_torque_demand;
   tau_cmd = tau;
@@ -725,6 +740,35 @@ std::vector<Vector3> Simulation::plannedHandPath(int points) const {
   for (int k = 0; k < points; ++k) path.push_back(cc->plan()->at(T * k / (points - 1)).position);
   return path;
 }
+Vector3 Simulation::plannedHandAt(double t) const {
+  const CaptureController* cc = impl_->capture_ctl;
+  if (cc == nullptr || cc->plan() == nullptr) return Vector3::Constant(NAN);
+  return cc->plan()->at(t - cc->planStart()).position;
+}
+
+double Simulation::planStart() const {
+  const CaptureController* cc = impl_->capture_ctl;
+  return cc != nullptr && cc->plan() != nullptr ? cc->planStart() : NAN;
+}
+
+double Simulation::plannedRendezvousTime() const {
+  const CaptureController* cc = impl_->capture_ctl;
+  return cc != nullptr && cc->plan() != nullptr ? cc->planStart() + cc->plan()->rendezvousTime() : NAN;
+}
+
+const PlanCheck* Simulation::planCheck() const {
+  Impl& s = *impl_;
+  const CaptureController* cc = s.capture_ctl;
+  if (cc == nullptr || cc->plan() == nullptr || cc->plans() == 0) return nullptr;
+  if (s.plan_check_of != cc->plans() || !s.plan_check) {
+    Data data(s.model, s.model.hasFlexibleBodies());
+    s.plan_check = std::make_unique<PlanCheck>(
+        checkCapturePlan(s.model, data, cc->feasibility(), *cc->plan(), s.plan_q, s.plan_v, s.ee_frame));
+    s.plan_check_of = cc->plans();
+  }
+  return s.plan_check.get();
+}
+
 const Simulation::Impact& Simulation::impact() const { return impl_->impact; }
 
 const Recorder& Simulation::recorder() const { return impl_->recorder; }

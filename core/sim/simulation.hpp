@@ -24,6 +24,8 @@
 
 namespace grapple::core {
 
+struct PlanCheck;
+
 struct SimulationEvent {
   double time;         // [s] recording instant at which it was seen
   std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "window", "no_window",
@@ -72,6 +74,19 @@ class Simulation {
   // The current capture plan's hand path (inertial [m]) from its start to the planned meeting, at
   // `points` evenly spaced instants; empty before the plan is made (or without a capture).
   std::vector<Vector3> plannedHandPath(int points = 200) const;
+  // The current capture plan's hand reference at the absolute time t [s] (its closed form; past
+  // the meeting, the grasp point's motion as the planner propagates it); NaN before the first
+  // plan. The instants: when it was made, when its Ch. 7 stage meets its target (the approach
+  // point of a two-stage plan, else the grasp point: then equal to plannedCaptureTime()); NaN
+  // before the first plan.
+  Vector3 plannedHandAt(double t) const;
+  double planStart() const;
+  double plannedRendezvousTime() const;
+  // The current plan's feasibility as core/planning/feasibility predicts it (checkCapturePlan with
+  // the capture controller's settings, from the chaser's state at the instant the plan was made):
+  // the margins of its joint torques, bus torque, clearances, ... along it. Computed once per plan,
+  // on first use (a prediction of the plan's length: milliseconds); null before the first plan.
+  const PlanCheck* planCheck() const;
   // The grasp's impact (after the `attach` event; zeros before): the impulse the hand gave the
   // debris, linear [N s] and angular about its centre of mass [N m s], inertial axes, and the
   // kinetic energy lost [J].

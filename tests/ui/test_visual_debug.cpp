@@ -33,6 +33,7 @@
 #include <qcustomplot.h>
 
 #include "core/sim/mission.hpp"
+#include "render/scene.hpp"
 #include "ui/events_panel.hpp"
 #include "ui/main_window.hpp"
 #include "ui/osg_widget.hpp"
@@ -383,6 +384,94 @@ class TestVisualDebug : public QObject {
     QApplication::sendEvent(view, &help);
     QTRY_COMPARE(QToolTip::text(), expected);
     QToolTip::hideText();
+  }
+
+  // The capture plan in the 3D view, followed from the hand half-way through the plan: the path
+  // drawn in the colours of its margins (pixels of those colours on screen), gone when its entry
+  // of View > Show is unchecked; the window and trail entries switch the scene's options.
+  void planInTheView() {
+    double start = NAN, meeting = NAN;
+    for (const auto& e : events_) {
+      if (e.kind == "plan") start = e.time;
+    }
+    meeting = window_->runner()->status().planned_capture;
+    QVERIFY(start > 0 && meeting > start);
+    window_->view()->setCameraPreset(ui::OsgWidget::CameraPreset::kFollowEndEffector);
+    const auto& t = column(window_->history(), "time");
+    const int row = int(std::lower_bound(t.begin(), t.begin() + window_->history().rows(), start + 2) - t.begin());
+    window_->timeline()->setRow(row);
+    window_->tick();
+    for (int k = 0; k < 4; ++k) {  // closer, as a user would with the wheel
+      QWheelEvent wheel(QPointF(window_->view()->rect().center()), QPointF(window_->view()->mapToGlobal(window_->view()->rect().center())),
+                        QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(window_->view(), &wheel);
+      window_->tick();
+      QCoreApplication::processEvents();
+    }
+    auto grabView = [&] {
+      window_->tick();
+      QCoreApplication::processEvents();
+      return window_->view()->grabFramebuffer().convertToFormat(QImage::Format_RGB32);
+    };
+    // Pixels that the plan's toggle changes and that are, with the plan, in a colour of its
+    // margin scale (red to green).
+    auto planPixels = [](const QImage& on, const QImage& off) {
+      std::vector<QColor> scale;
+      for (double m = -0.05; m <= render::kMarginGood + 1e-9; m += 0.025) {
+        const auto c = render::marginColor(m);
+        scale.emplace_back(QColor::fromRgbF(c[0], c[1], c[2]));
+      }
+      int n = 0;
+      for (int y = 0; y < on.height(); ++y) {
+        const QRgb* a = reinterpret_cast<const QRgb*>(on.constScanLine(y));
+        const QRgb* b = reinterpret_cast<const QRgb*>(off.constScanLine(y));
+        for (int x = 0; x < on.width(); ++x) {
+          if (a[x] == b[x]) continue;
+          for (const QColor& c : scale) {
+            if (std::abs(qRed(a[x]) - c.red()) + std::abs(qGreen(a[x]) - c.green()) + std::abs(qBlue(a[x]) - c.blue()) < 40) {
+              ++n;
+              break;
+            }
+          }
+        }
+      }
+      return n;
+    };
+    QMenu* show = nullptr;
+    for (QMenu* m : window_->findChildren<QMenu*>()) {
+      if (m->title() == "&Show") show = m;
+    }
+    QVERIFY(show != nullptr);
+    std::map<QString, QAction*> toggles;
+    for (QAction* a : show->actions()) toggles[a->text()] = a;
+    QAction* plan = nullptr;
+    QAction* window = nullptr;
+    QAction* trail = nullptr;
+    for (const auto& [text, a] : toggles) {
+      if (text.startsWith("Capture plan")) plan = a;
+      if (text.startsWith("Capture window")) window = a;
+      if (text.startsWith("Bus axes")) trail = a;
+    }
+    QVERIFY(plan && window && trail);
+    QVERIFY(plan->isChecked() && window->isChecked() && trail->isChecked());
+    const QImage on = grabView();
+    QVERIFY(on.save(GRAPPLE_BINARY_DIR "/test_visual_debug_plan_view.png"));
+    // The same instant as a picture for a report (File > Export view image: off-screen, the view's camera).
+    QVERIFY(window_->exportViewImage(GRAPPLE_BINARY_DIR "/test_visual_debug_plan.png", 1280, 720, true));
+    plan->trigger();
+    QVERIFY(!window_->scene()->options().plan);
+    const QImage off = grabView();
+    const int drawn = planPixels(on, off);
+    qInfo("pixels of the plan in its margin colours: %d", drawn);
+    QVERIFY(drawn > 100);
+    plan->trigger();
+    window->trigger();
+    trail->trigger();
+    QVERIFY(window_->scene()->options().plan && !window_->scene()->options().window && !window_->scene()->options().trail);
+    window->trigger();
+    trail->trigger();
+    QVERIFY(window_->scene()->options().window && window_->scene()->options().trail);
+    window_->view()->setCameraPreset(ui::OsgWidget::CameraPreset::kWholeScene);
   }
 
   // The default window: 90 % of the screen's available area.
