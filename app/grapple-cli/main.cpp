@@ -59,13 +59,6 @@ long parseCount(const std::string& word, const std::string& what) {
   return x;
 }
 
-// "key=value" of --set.
-std::pair<std::string, std::string> parseSet(const std::string& kv) {
-  const auto eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0) throw UsageError("--set expects key=value, got '" + kv + "'");
-  return {kv.substr(0, eq), kv.substr(eq + 1)};
-}
-
 // Numbers checked as text, before CLI11 converts them (CLI11 names the option in the message).
 const CLI::Validator kFinite(
     [](std::string& s) { return toNumber(s) ? std::string() : "expected a number, got '" + s + "'"; }, "");
@@ -103,7 +96,14 @@ CLI::Option* addChoice(CLI::App* cmd, const std::string& name, T& target, std::v
 // --set KEY=VALUE (repeatable) and --duration S: the scenario's values changed, in command-line order.
 void addOverrides(CLI::App* cmd, core::Overrides& overrides, bool duration = true) {
   cmd->add_option_function<std::string>(
-         "--set", [&overrides](const std::string& kv) { overrides.push_back(parseSet(kv)); },
+         "--set",
+         [&overrides](const std::string& kv) {
+           try {
+             overrides.push_back(core::parseOverride(kv));
+           } catch (const std::invalid_argument& e) {
+             throw UsageError(std::string("--set ") + e.what());
+           }
+         },
          "Change one field of the scenario (repeatable), e.g.\n"
          "run.integrator=rk4 or debris.initial.rate_deg_s=[0,0,8];\n"
          "list entries by index: controllers[1].kd=2 or\n"
