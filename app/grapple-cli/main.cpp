@@ -131,7 +131,7 @@ void addLoading(CLI::App* cmd, ModelArgs& m) {
       ->type_name("fixed|floating|flying");
   cmd->add_option_function<std::string>(
          "--inertia", [&m](const std::string& w) { m.inertia = parseInertiaPolicy(w); },
-         "A URDF link whose inertia no body can have: refuse it (default) or repair it to the nearest physical inertia")
+         "A URDF link whose inertia no body can have: refuse it\n(default) or repair it to the nearest physical inertia")
       ->type_name("refuse|repair");
 }
 
@@ -220,7 +220,7 @@ on in videos, off in pictures).)");
   cmd->add_option("--crf", o.crf, "x264 quality (0 lossless .. 51; default 20)")->type_name("Q");
   cmd->add_option_function<std::string>(
          "--show", [&o](const std::string& list) { parseShow(list, o.scene); },
-         "Overlays: frames, velocities, momentum, com, paths, stars, earth, ellipsoid, workspace, collision; no-X hides X")
+         "Overlays: frames, velocities, momentum, com, paths, stars,\nearth, ellipsoid, workspace, collision; no-X hides X")
       ->type_name("LIST");
   addChoice<std::optional<bool>>(cmd, "--time-label", a.time_label, {{"on", true}, {"off", false}},
                                  "\"t = 12.34 s\" in the corner (default: on in videos, off in pictures)");
