@@ -257,6 +257,8 @@ int run(int argc, char** argv) {
                "grapple-cli");
   app.footer(kFooter);
   app.require_subcommand(0, 1);
+  // An option given twice takes its last value (as the hand-written parsers did).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.get_formatter()->column_width(26);
   // The command named, run once the whole line is parsed.
   std::function<int()> command;

@@ -483,7 +483,7 @@ class TestCli : public QObject {
   }
 
   // --set and --duration apply in command-line order (the last one wins), and the scenario may
-  // come after them.
+  // come after them; an option given twice takes its last value.
   void Run_OverridesInCommandLineOrder() {
     const QString good = QString::fromStdString(kSource + "/scenarios/planar_free_vibration.yaml");
     Result r = run({"validate", "--set", "run.duration=5", "--duration", "0.25", good});
@@ -492,6 +492,10 @@ class TestCli : public QObject {
     r = run({"validate", good, "--duration", "5", "--set", "run.duration=0.75"});
     QVERIFY2(r.code == 0, r.err.c_str());
     QVERIFY2(r.out.find("; 0.75 s)") != std::string::npos, r.out.c_str());
+    // Any other option given twice: its last value.
+    r = run({"info", QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml"), "--base", "fixed", "--base", "flying"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY2(r.out.find("Base      flying") != std::string::npos, r.out.c_str());
   }
 };
 
