@@ -9,26 +9,13 @@
 
 namespace grapple::render {
 
-int endEffectorFrame(const core::Model& model, const core::Scenario& scenario) {
-  int ee = scenario.run.end_effector.empty() ? -1 : model.frameId(scenario.run.end_effector);
-  if (ee < 0 && !model.frames.empty()) {
-    std::vector<int> depth(model.nbodies, 0);
-    for (int i = 1; i < model.nbodies; ++i) depth[i] = depth[model.parent[i]] + 1;
-    ee = 0;
-    for (int f = 0; f < static_cast<int>(model.frames.size()); ++f) {
-      if (depth[model.frames[f].body] >= depth[model.frames[ee].body]) ee = f;
-    }
-  }
-  return ee;
-}
-
 Recording::Recording(const core::Simulation& sim, int expected_rows)
     : model_(&sim.model()),
       has_debris_(sim.scenario().debris.enabled),
       record_rate_(sim.scenario().run.record_rate),
       nq_(sim.model().nq),
       nv_(sim.model().nv),
-      ee_frame_(endEffectorFrame(sim.model(), sim.scenario())),
+      ee_frame_(core::endEffectorFrame(sim.model(), sim.scenario())),
       data_(sim.model(), sim.model().hasFlexibleBodies()) {
   const core::Recorder& r = sim.recorder();
   c_com_ = r.find("com.x");

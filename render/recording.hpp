@@ -18,10 +18,6 @@
 
 namespace grapple::render {
 
-// The frame drawn as the end effector: the run's `end_effector`, else the last frame of the
-// deepest body (-1 if the model has no frames).
-int endEffectorFrame(const core::Model& model, const core::Scenario& scenario);
-
 class Recording {
  public:
   // Reserves room for `expected_rows` (so the buffers grow by pages, not by doubling).

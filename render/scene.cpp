@@ -292,7 +292,7 @@ void CaptureScene::Impl::build(const std::string& asset_dir) {
   }
   if (scale <= 0) scale = 1;
 
-  ee_frame = render::endEffectorFrame(model, scenario);
+  ee_frame = core::endEffectorFrame(model, scenario);
   own_geometry = !model.visual.empty() || !model.collision.empty();
 
   frames_sw = new osg::Switch;

@@ -11,7 +11,7 @@ packages=(
   libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev zlib1g-dev
   xvfb xauth ffmpeg liburdfdom-tools
   libnlopt-cxx-dev libslicot-dev gfortran liblapack-dev libblas-dev
-  nlohmann-json3-dev parallel slurm-wlm munge
+  nlohmann-json3-dev libcli11-dev parallel slurm-wlm munge
   clang libfuzzer-14-dev
 )
 missing=()

@@ -36,78 +36,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CampaignOptions {
-  std::string file, out;
-  long first = 0, last = -1;  // --runs A-B (inclusive)
-  long shard = 0, shards = 1; // --shard K/N: runs i with i % N == K
-  int jobs = 0;               // 0: the machine's cores
-  double timeout = 0;         // [s] per run, 0: none
-  bool channels = false, quiet = false;
-  // slurm
-  std::string partition;
-  long array_size = 0;
-  bool dry_run = false;
-};
-
-long parseLong(const std::string& s, const std::string& what) {
-  char* end = nullptr;
-  const long x = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || x < 0) throw UsageError(what + ": expected a non-negative integer, got '" + s + "'");
-  return x;
-}
-
-CampaignOptions parseOptions(const std::string& command, const std::vector<std::string>& args) {
-  CampaignOptions o;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto next = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++k];
-    };
-    if (a == "--out") {
-      o.out = next();
-    } else if (a == "--runs" && command == "run") {
-      const std::string v = next();
-      const auto dash = v.find('-');
-      if (dash == std::string::npos) throw UsageError("--runs expects A-B, got '" + v + "'");
-      o.first = parseLong(v.substr(0, dash), "--runs");
-      o.last = parseLong(v.substr(dash + 1), "--runs");
-      if (o.last < o.first) throw UsageError("--runs " + v + ": B is before A");
-    } else if (a == "--shard" && command == "run") {
-      const std::string v = next();
-      const auto slash = v.find('/');
-      if (slash == std::string::npos) throw UsageError("--shard expects K/N, got '" + v + "'");
-      o.shard = parseLong(v.substr(0, slash), "--shard");
-      o.shards = parseLong(v.substr(slash + 1), "--shard");
-      if (o.shards < 1 || o.shard >= o.shards) throw UsageError("--shard " + v + ": expected 0 <= K < N");
-    } else if (a == "--jobs" || a == "-j") {
-      o.jobs = static_cast<int>(parseLong(next(), "--jobs"));
-      if (o.jobs < 1) throw UsageError("--jobs: expected at least 1");
-    } else if (a == "--timeout" && command == "run") {
-      const std::string v = next();
-      char* end = nullptr;
-      o.timeout = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || !(o.timeout > 0)) throw UsageError("--timeout: expected seconds > 0, got '" + v + "'");
-    } else if (a == "--channels" && command == "run") {
-      o.channels = true;
-    } else if (a == "--quiet" || a == "-q") {
-      o.quiet = true;
-    } else if (a == "--partition" && command == "slurm") {
-      o.partition = next();
-    } else if (a == "--array-size" && command == "slurm") {
-      o.array_size = parseLong(next(), "--array-size");
-      if (o.array_size < 1) throw UsageError("--array-size: expected at least 1");
-    } else if (a == "--dry-run" && command == "slurm") {
-      o.dry_run = true;
-    } else if (o.file.empty() && a.rfind("--", 0) != 0) {
-      o.file = a;
-    } else {
-      throw UsageError("campaign " + command + ": unexpected argument '" + a + "'");
-    }
-  }
-  return o;
-}
-
 // Writes the folder's manifest, after checking that the folder holds no other campaign's runs.
 void adoptFolder(const std::string& out, const Campaign& c) {
   const Manifest m{c.name, fs::absolute(c.file).lexically_normal().string(), c.runs, c.seed, valueColumns(c)};
@@ -251,10 +179,9 @@ std::string duration(double s) {
   return buf;
 }
 
-int campaignRun(const std::vector<std::string>& args) {
-  const CampaignOptions o = parseOptions("run", args);
-  if (o.file.empty()) throw UsageError("campaign run needs a CAMPAIGN file");
-  if (o.out.empty()) throw UsageError("campaign run needs --out DIR");
+}  // namespace
+
+int runCampaignRun(const CampaignArgs& o) {
   const Campaign c = loadCampaign(o.file);
   std::error_code ec;
   fs::create_directories(fs::path(o.out) / "runs", ec);
@@ -390,6 +317,8 @@ int campaignRun(const std::vector<std::string>& args) {
   return 0;
 }
 
+namespace {
+
 void printReport(const std::string& dir, const MergeReport& r) {
   char line[256];
   std::snprintf(line, sizeof line, "Campaign  %s: %ld of %ld runs done (%ld failed, %zu missing)\n", dir.c_str(), r.completed,
@@ -400,8 +329,15 @@ void printReport(const std::string& dir, const MergeReport& r) {
   std::cout << line;
 }
 
-int campaignMerge(const std::vector<std::string>& args, bool write) {
-  const CampaignOptions o = parseOptions(write ? "merge" : "status", args);
+std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+}  // namespace
+
+int runCampaignMerge(const CampaignArgs& o, bool write) {
   const std::string dir = !o.file.empty() ? o.file : o.out;
   if (dir.empty()) throw UsageError(std::string("campaign ") + (write ? "merge" : "status") + " needs the campaign's DIR");
   MergeReport r;
@@ -415,16 +351,7 @@ int campaignMerge(const std::vector<std::string>& args, bool write) {
   return 0;
 }
 
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
-}
-
-int campaignSlurm(const std::vector<std::string>& args) {
-  const CampaignOptions o = parseOptions("slurm", args);
-  if (o.file.empty()) throw UsageError("campaign slurm needs a CAMPAIGN file");
-  if (o.out.empty()) throw UsageError("campaign slurm needs --out DIR (on a file system the nodes share)");
+int runCampaignSlurm(const CampaignArgs& o) {
   const Campaign c = loadCampaign(o.file);
   const long tasks = std::min(c.runs, o.array_size > 0 ? o.array_size : std::min(c.runs, 1000L));
   const int jobs = o.jobs > 0 ? o.jobs : 1;
@@ -472,19 +399,6 @@ int campaignSlurm(const std::vector<std::string>& args) {
   std::cout << "Submitted " << script << " as Slurm job " << reply << " (" << tasks << " array tasks, " << c.runs
             << " runs)\nThen      grapple-cli campaign status " << out << "; grapple-cli campaign merge " << out << '\n';
   return 0;
-}
-
-}  // namespace
-
-int runCampaign(const std::vector<std::string>& args) {
-  if (args.empty()) throw UsageError("campaign needs a subcommand: run, merge, status or slurm");
-  const std::string sub = args.front();
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (sub == "run") return campaignRun(rest);
-  if (sub == "merge") return campaignMerge(rest, true);
-  if (sub == "status") return campaignMerge(rest, false);
-  if (sub == "slurm") return campaignSlurm(rest);
-  throw UsageError("campaign: unknown subcommand '" + sub + "' (run, merge, status, slurm)");
 }
 
 }  // namespace grapple::cli

@@ -37,26 +37,6 @@ std::string frequencyText(double w) {
 
 }  // namespace
 
-std::vector<std::string> splitList(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep)) out.push_back(item);
-  return out;
-}
-
-double parseNumber(const std::string& word, const std::string& what) {
-  std::size_t used = 0;
-  double x = NAN;
-  try {
-    x = std::stod(word, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != word.size() || !std::isfinite(x)) throw UsageError(what + ": '" + word + "' is not a number");
-  return x;
-}
-
 const ControllerSpec& captureControllerSpec(const Scenario& scenario, const std::string& path, int controller,
                                             const std::string& why) {
   if (controller >= static_cast<int>(scenario.controllers.size())) {
@@ -70,53 +50,13 @@ const ControllerSpec& captureControllerSpec(const Scenario& scenario, const std:
   return spec;
 }
 
-int runDesign(const std::vector<std::string>& args) {
-  std::string path;
-  int controller = -1;
-  bool json = false, thesis = false;
-  int samples = 0;
-  std::vector<double> times;
-  std::vector<std::vector<double>> joint_sets;
-  SynthesisOptions options;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    auto value = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) throw UsageError(args[k] + " needs a value");
-      return args[++k];
-    };
-    if (args[k] == "--json") {
-      json = true;
-    } else if (args[k] == "--controller") {
-      const double c = parseNumber(value(), "--controller");
-      if (c < 0 || c != std::floor(c)) throw UsageError("--controller: an index from 0 expected");
-      controller = static_cast<int>(c);
-    } else if (args[k] == "--configurations") {
-      for (const std::string& t : splitList(value(), ',')) times.push_back(parseNumber(t, "--configurations"));
-    } else if (args[k] == "--joints") {
-      for (const std::string& set : splitList(value(), ';')) {
-        std::vector<double> q;
-        for (const std::string& a : splitList(set, ',')) q.push_back(parseNumber(a, "--joints"));
-        joint_sets.push_back(q);
-      }
-    } else if (args[k] == "--structure") {
-      const std::string& s = value();
-      if (s != "scenario" && s != "thesis") throw UsageError("--structure: scenario or thesis expected, got '" + s + "'");
-      thesis = s == "thesis";
-    } else if (args[k] == "--worst-case") {
-      const double n = parseNumber(value(), "--worst-case");
-      if (n < 1 || n > 1e6 || n != std::floor(n)) throw UsageError("--worst-case: a number of samples from 1 to 1e6 expected");
-      samples = static_cast<int>(n);
-    } else if (args[k] == "--restarts") {
-      const double r = parseNumber(value(), "--restarts");
-      if (r < 0 || r > 100 || r != std::floor(r)) throw UsageError("--restarts: an integer from 0 to 100 expected");
-      options.restarts = static_cast<int>(r);
-    } else if (path.empty() && args[k].rfind("--", 0) != 0) {
-      path = args[k];
-    } else {
-      throw UsageError("design: unexpected argument '" + args[k] + "'");
-    }
-  }
-  if (path.empty()) throw UsageError("design needs a SCENARIO file");
-  if (controller < 0) throw UsageError("design needs --controller N (the index in the scenario's controllers, from 0)");
+int runDesign(const DesignArgs& a) {
+  const std::string& path = a.scenario;
+  const int controller = a.controller;
+  const bool json = a.json, thesis = a.thesis;
+  const int samples = a.worst_case;
+  std::vector<double> times = a.times;
+  const std::vector<std::vector<double>>& joint_sets = a.joint_sets;
   LoadedScenario loaded = loadScenario(path);
   const Scenario scenario = loaded.scenario;
   const ControllerSpec& spec = captureControllerSpec(scenario, path, controller, "design tunes the joint PD of the capture law joint_pd");
@@ -165,7 +105,7 @@ int runDesign(const std::vector<std::string>& args) {
     qs.push_back(sim->q());
     labels.push_back("t = " + frequencyText(sim->time()) + " s");
   }
-  const SynthesisResult r = synthesize(model, qs, st, options);
+  const SynthesisResult r = synthesize(model, qs, st, a.options);
   std::vector<HinfNorm> each;
   for (const Eigen::VectorXd& q : qs) each.push_back(evaluateController(model, q, r.gains));
   std::optional<WorstCase> worst;

@@ -94,50 +94,14 @@ std::string svgMap(const EnvelopeGrid& g, const std::vector<EnvelopeCell>& cells
 
 }  // namespace
 
-int runEnvelope(const std::vector<std::string>& args) {
-  std::string scenario, out_dir;
-  std::vector<std::pair<std::string, std::string>> overrides;
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<double> rates;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto next = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++k];
-    };
-    if (a == "--out") {
-      out_dir = next();
-    } else if (a == "--set") {
-      overrides.push_back(parseSet(next()));
-    } else if (a == "--threads") {
-      try {
-        threads = std::stoi(next());
-      } catch (const std::exception&) {
-        throw UsageError("--threads expects a number");
-      }
-      if (threads < 1 || threads > 256) throw UsageError("--threads expects 1 to 256");
-    } else if (a == "--rates") {
-      std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');) {
-        try {
-          rates.push_back(std::stod(item));
-        } catch (const std::exception&) {
-          throw UsageError("--rates expects numbers separated by commas, got '" + item + "'");
-        }
-        if (!(rates.back() > 0)) throw UsageError("--rates: each rate must be > 0 deg/s");
-      }
-    } else if (scenario.empty() && a.rfind("--", 0) != 0) {
-      scenario = a;
-    } else {
-      throw UsageError("envelope: unexpected argument '" + a + "'");
-    }
-  }
-  if (scenario.empty()) scenario = scenarioDir() + "/capture_rigid.yaml";
-  if (out_dir.empty()) throw UsageError("envelope needs --out DIR");
-  LoadedScenario loaded = loadScenario(scenario, overrides);
+int runEnvelope(const EnvelopeArgs& a) {
+  const std::string& scenario = a.scenario;
+  const std::string& out_dir = a.out;
+  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  LoadedScenario loaded = loadScenario(scenario, a.overrides);
   if (!loaded.scenario.debris.enabled) throw LoadError(scenario, 0, "envelope: the scenario has no debris");
   EnvelopeGrid grid = EnvelopeGrid::standard(loaded.scenario.debris.properties);
-  if (!rates.empty()) grid.rates_deg_s = rates;
+  if (!a.rates.empty()) grid.rates_deg_s = a.rates;
   const std::vector<EnvelopeCell> cells = runEnvelope(loaded.scenario, loaded.model, grid, threads, 60, [](std::size_t done, std::size_t n) {
     std::fprintf(stderr, "\renvelope: %zu / %zu runs", done, n);
   });

@@ -18,27 +18,11 @@ InertiaPolicy parseInertiaPolicy(const std::string& word) {
   throw UsageError("--inertia: expected refuse or repair, got '" + word + "'");
 }
 
-int runExport(const std::vector<std::string>& args) {
-  std::string format, path, out;
-  std::optional<BaseMode> base;
-  InertiaPolicy inertia = InertiaPolicy::kRefuse;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto next = [&]() -> std::string {
-      if (k + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++k];
-    };
-    if (a == "-o" || a == "--out") out = next();
-    else if (a == "--base") base = parseBaseMode(next());
-    else if (a == "--inertia") inertia = parseInertiaPolicy(next());
-    else if (a.rfind("-", 0) != 0 && format.empty()) format = a;
-    else if (a.rfind("-", 0) != 0 && path.empty()) path = a;
-    else throw UsageError("export: unexpected argument '" + a + "'");
-  }
-  if (format != "urdf") throw UsageError("export: the format must be urdf (export urdf MODEL -o FILE)");
-  if (path.empty() || out.empty()) throw UsageError("export urdf needs a MODEL file and -o FILE");
+int runExportUrdf(const ExportArgs& a) {
+  const std::string& path = a.model.path;
+  const std::string& out = a.out;
   std::vector<std::string> warnings;
-  const Model m = loadModelFile(path, base, &warnings, std::nullopt, inertia);
+  const Model m = loadModelFile(path, a.model.base, &warnings, std::nullopt, a.model.inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
   std::string text;
   try {

@@ -15,29 +15,11 @@ namespace grapple::cli {
 
 using namespace grapple::core;
 
-int runModes(const std::vector<std::string>& args) {
-  std::string path;
-  bool json = false;
-  std::optional<BaseMode> base;
-  InertiaPolicy inertia = InertiaPolicy::kRefuse;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    if (args[k] == "--json") {
-      json = true;
-    } else if (args[k] == "--base") {
-      if (k + 1 >= args.size()) throw UsageError("--base needs a value");
-      base = parseBaseMode(args[++k]);
-    } else if (args[k] == "--inertia") {
-      if (k + 1 >= args.size()) throw UsageError("--inertia needs a value");
-      inertia = parseInertiaPolicy(args[++k]);
-    } else if (path.empty() && args[k].rfind("--", 0) != 0) {
-      path = args[k];
-    } else {
-      throw UsageError("modes: unexpected argument '" + args[k] + "'");
-    }
-  }
-  if (path.empty()) throw UsageError("modes needs a MODEL file");
+int runModes(const ModesArgs& a) {
+  const std::string& path = a.model.path;
+  const bool json = a.json;
   std::vector<std::string> warnings;
-  const Model m = loadModelFile(path, base, &warnings, std::nullopt, inertia);
+  const Model m = loadModelFile(path, a.model.base, &warnings, std::nullopt, a.model.inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
   const ModalAnalysis modal = coupledModes(m, neutralConfiguration(m));
   const std::vector<std::string> names = m.velocityNames();

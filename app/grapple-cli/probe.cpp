@@ -303,29 +303,11 @@ void writeProbeOfState(std::ostream& out, const Model& m, const std::string& mod
   writeProbe(out, m, model_path, s);
 }
 
-int runProbe(const std::vector<std::string>& args) {
-  std::string model_path, state_path;
-  std::optional<BaseMode> base;
-  InertiaPolicy inertia = InertiaPolicy::kRefuse;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto next = [&]() -> std::string {
-      if (k + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++k];
-    };
-    if (a == "--model") model_path = next();
-    else if (a == "--state") state_path = next();
-    else if (a == "--base") base = parseBaseMode(next());
-    else if (a == "--inertia") inertia = parseInertiaPolicy(next());
-    else throw UsageError("probe: unknown option '" + a + "'");
-  }
-  if (model_path.empty() || state_path.empty()) {
-    throw UsageError("probe needs --model FILE and --state STATE.json");
-  }
+int runProbe(const ProbeArgs& a) {
   std::vector<std::string> warnings;
-  const Model m = loadModelFile(model_path, base, &warnings, std::nullopt, inertia);
+  const Model m = loadModelFile(a.model.path, a.model.base, &warnings, std::nullopt, a.model.inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
-  writeProbeOfState(std::cout, m, model_path, yaml::loadFile(state_path), state_path);
+  writeProbeOfState(std::cout, m, a.model.path, yaml::loadFile(a.state), a.state);
   return 0;
 }
 

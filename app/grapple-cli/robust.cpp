@@ -58,57 +58,14 @@ std::string degrees(double a) {
 
 }  // namespace
 
-int runRobust(const std::vector<std::string>& args) {
-  std::string path;
-  int controller = -1;
-  bool json = false, design = false;
-  double at = 0;
-  std::string iterative;
-  std::vector<std::pair<double, double>> limit_list;
-  RobustOptions options;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    auto value = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) throw UsageError(args[k] + " needs a value");
-      return args[++k];
-    };
-    if (args[k] == "--json") {
-      json = true;
-    } else if (args[k] == "--design") {
-      design = true;
-    } else if (args[k] == "--controller") {
-      const double c = parseNumber(value(), "--controller");
-      if (c < 0 || c != std::floor(c)) throw UsageError("--controller: an index from 0 expected");
-      controller = static_cast<int>(c);
-    } else if (args[k] == "--parameterization") {
-      const std::string& p = value();
-      if (p != "sigma2" && p != "sigma4") throw UsageError("--parameterization: sigma2 or sigma4 expected, got '" + p + "'");
-      options.form = p == "sigma2" ? RotationParameter::kTan2 : RotationParameter::kTan4;
-    } else if (args[k] == "--iterative") {
-      iterative = value();
-      if (iterative != "1-5" && iterative != "5-1") throw UsageError("--iterative: 1-5 or 5-1 expected, got '" + iterative + "'");
-    } else if (args[k] == "--goal") {
-      const std::string& g = value();
-      if (g != "stability" && g != "performance") throw UsageError("--goal: stability or performance expected, got '" + g + "'");
-      options.goal = g == "stability" ? RobustGoal::kStability : RobustGoal::kPerformance;
-    } else if (args[k] == "--performance-level") {
-      options.performance_level = parseNumber(value(), "--performance-level");
-      if (!(options.performance_level >= 1)) throw UsageError("--performance-level: a number >= 1 expected (||W T||inf >= 1 for every PD)");
-    } else if (args[k] == "--configuration") {
-      at = parseNumber(value(), "--configuration");
-    } else if (args[k] == "--limits") {
-      for (const std::string& pair : splitList(value(), ';')) {
-        const std::vector<std::string> lh = splitList(pair, ',');
-        if (lh.size() != 2) throw UsageError("--limits: LOWER,UPPER in degrees per joint, joints separated by ';'");
-        limit_list.emplace_back(parseNumber(lh[0], "--limits") * kDeg, parseNumber(lh[1], "--limits") * kDeg);
-      }
-    } else if (path.empty() && args[k].rfind("--", 0) != 0) {
-      path = args[k];
-    } else {
-      throw UsageError("robust: unexpected argument '" + args[k] + "'");
-    }
-  }
-  if (path.empty()) throw UsageError("robust needs a SCENARIO file");
-  if (controller < 0) throw UsageError("robust needs --controller N (the index in the scenario's controllers, from 0)");
+int runRobust(const RobustArgs& a) {
+  const std::string& path = a.scenario;
+  const int controller = a.controller;
+  const bool json = a.json, design = a.design;
+  const double at = a.configuration;
+  const std::string& iterative = a.iterative;
+  const std::vector<std::pair<double, double>>& limit_list = a.limits;
+  const RobustOptions& options = a.options;
   LoadedScenario loaded = loadScenario(path);
   const Scenario scenario = loaded.scenario;
   const ControllerSpec& spec = captureControllerSpec(scenario, path, controller, "robust analyses the PD loops of its law joint_pd");

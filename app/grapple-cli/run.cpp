@@ -27,39 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunOptions {
-  std::string scenario;
-  std::string out_dir;
-  std::vector<std::pair<std::string, std::string>> overrides;
-  bool quiet = false;
-};
-
-RunOptions parseRunOptions(const std::string& command, const std::vector<std::string>& args) {
-  RunOptions o;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& a = args[k];
-    auto next = [&]() -> const std::string& {
-      if (k + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++k];
-    };
-    if (a == "--out" && command == "run") {
-      o.out_dir = next();
-    } else if (a == "--duration") {
-      o.overrides.emplace_back("run.duration", next());
-    } else if (a == "--set") {
-      o.overrides.push_back(parseSet(next()));
-    } else if (a == "--quiet" || a == "-q") {
-      o.quiet = true;
-    } else if (o.scenario.empty() && a.rfind("--", 0) != 0) {
-      o.scenario = a;
-    } else {
-      throw UsageError(command + ": unexpected argument '" + a + "'");
-    }
-  }
-  if (o.scenario.empty()) o.scenario = defaultScenarioPath();
-  return o;
-}
-
 void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall,
                       const std::function<void(JsonWriter&)>& extra = {}) {
   const Scenario& s = sim.scenario();
@@ -211,22 +178,15 @@ std::unique_ptr<Simulation> makeSimulation(const std::string& path, LoadedScenar
   }
 }
 
-std::pair<std::string, std::string> parseSet(const std::string& kv) {
-  const auto eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0) throw UsageError("--set expects key=value, got '" + kv + "'");
-  return {kv.substr(0, eq), kv.substr(eq + 1)};
-}
-
 std::string defaultScenarioPath() { return scenarioDir() + "/capture_flexible.yaml"; }
 
-int runScenario(const std::vector<std::string>& args) {
-  const RunOptions o = parseRunOptions("run", args);
+int runScenario(const RunArgs& o) {
   const std::unique_ptr<Simulation> simulation = makeSimulation(o.scenario, loadScenario(o.scenario, o.overrides));
   Simulation& sim = *simulation;
-  if (!o.out_dir.empty()) {
+  if (!o.out.empty()) {
     std::error_code ec;
-    fs::create_directories(o.out_dir, ec);
-    if (ec) throw LoadError(o.out_dir, 0, "cannot create the output folder: " + ec.message());
+    fs::create_directories(o.out, ec);
+    if (ec) throw LoadError(o.out, 0, "cannot create the output folder: " + ec.message());
   }
   const bool bar = !o.quiet && isatty(fileno(stderr));
   using Clock = std::chrono::steady_clock;
@@ -248,17 +208,17 @@ int runScenario(const std::vector<std::string>& args) {
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   if (bar) std::fprintf(stderr, "\n");
   const MissionMetrics m = missionMetrics(sim);
-  if (!o.out_dir.empty()) {
-    const std::string csv = o.out_dir + "/channels.csv", json = o.out_dir + "/summary.json";
+  if (!o.out.empty()) {
+    const std::string csv = o.out + "/channels.csv", json = o.out + "/summary.json";
     std::ofstream c(csv);
     sim.recorder().writeCsv(c);
     std::ofstream j(json);
     writeSummaryJson(j, sim, m, wall);
-    if (!c || !j) throw LoadError(o.out_dir, 0, "cannot write the results into this folder");
+    if (!c || !j) throw LoadError(o.out, 0, "cannot write the results into this folder");
   }
   if (!o.quiet) {
     printSummary(std::cout, sim, m, wall);
-    if (!o.out_dir.empty()) std::cout << "Output    " << o.out_dir << "/channels.csv, " << o.out_dir << "/summary.json\n";
+    if (!o.out.empty()) std::cout << "Output    " << o.out << "/channels.csv, " << o.out << "/summary.json\n";
   }
   if (!sim.failure().empty()) {
     std::cerr << "grapple-cli: the simulation failed at t = " << sim.time() << " s: " << sim.failure() << '\n';
@@ -267,8 +227,7 @@ int runScenario(const std::vector<std::string>& args) {
   return 0;
 }
 
-int runValidate(const std::vector<std::string>& args) {
-  const RunOptions o = parseRunOptions("validate", args);
+int runValidate(const RunArgs& o) {
   // Building the simulation checks what needs the initial state (controller paths and so on).
   const std::unique_ptr<Simulation> sim = makeSimulation(o.scenario, loadScenario(o.scenario, o.overrides));
   const Scenario& s = sim->scenario();

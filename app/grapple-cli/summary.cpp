@@ -68,28 +68,11 @@ void printModel(std::ostream& out, const Model& m, const std::string& path) {
 
 }  // namespace
 
-int runInfo(const std::vector<std::string>& args) {
-  std::string path;
-  std::optional<BaseMode> base;
-  InertiaPolicy inertia = InertiaPolicy::kRefuse;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    if (args[k] == "--base") {
-      if (k + 1 >= args.size()) throw UsageError("--base needs a value");
-      base = parseBaseMode(args[++k]);
-    } else if (args[k] == "--inertia") {
-      if (k + 1 >= args.size()) throw UsageError("--inertia needs a value");
-      inertia = parseInertiaPolicy(args[++k]);
-    } else if (path.empty() && args[k].rfind("--", 0) != 0) {
-      path = args[k];
-    } else {
-      throw UsageError("info: unexpected argument '" + args[k] + "'");
-    }
-  }
-  if (path.empty()) throw UsageError("info needs a MODEL file");
+int runInfo(const ModelArgs& a) {
   std::vector<std::string> warnings;
-  const Model m = loadModelFile(path, base, &warnings, std::nullopt, inertia);
+  const Model m = loadModelFile(a.path, a.base, &warnings, std::nullopt, a.inertia);
   for (const std::string& w : warnings) std::cerr << w << '\n';
-  printModel(std::cout, m, path);
+  printModel(std::cout, m, a.path);
   return 0;
 }
 
@@ -99,26 +82,9 @@ int runInfo(const std::vector<std::string>& args) {
 // other_papers.md §3.4). The run then shows how far the base turns and drifts, that momentum
 // is conserved, that the kinetic energy equals the work of the torques, and that forward and
 // inverse dynamics agree (the tracking error).
-int runSummary(const std::vector<std::string>& args) {
-  std::string path;
-  double duration = 30.0, dt = 1e-3;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    auto value = [&]() {
-      if (k + 1 >= args.size()) throw UsageError(args[k] + " needs a value");
-      char* end = nullptr;
-      const double x = std::strtod(args[k + 1].c_str(), &end);
-      if (*end != '\0' || !(x > 0) || !std::isfinite(x)) {
-        throw UsageError(args[k] + ": expected a positive number of seconds, got '" + args[k + 1] + "'");
-      }
-      ++k;
-      return x;
-    };
-    if (args[k] == "--duration") duration = value();
-    else if (args[k] == "--dt") dt = value();
-    else if (path.empty() && args[k].rfind("--", 0) != 0) path = args[k];
-    else throw UsageError("summary: unexpected argument '" + args[k] + "'");
-  }
-  if (path.empty()) path = defaultModelPath();
+int runSummary(const SummaryArgs& a) {
+  const std::string& path = a.model;
+  const double duration = a.duration, dt = a.dt;
   if (dt > duration) throw UsageError("summary: --dt is longer than --duration");
   const Model m = loadModelFile(path);
   printModel(std::cout, m, path);

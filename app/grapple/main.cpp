@@ -135,10 +135,11 @@ int main(int argc, char** argv) {
         const QString v = next();
         speed = v == "max" ? 0.0 : v.toDouble();
       } else if (a == "--set" || a == "--compare") {
-        const QString kv = next();
-        const int eq = kv.indexOf('=');
-        if (eq <= 0) return usage((a.toStdString() + " expects key=value").c_str());
-        (a == "--set" ? overrides : compare).emplace_back(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString());
+        try {
+          (a == "--set" ? overrides : compare).push_back(grapple::core::parseOverride(next().toStdString()));
+        } catch (const std::invalid_argument& e) {
+          return usage((a.toStdString() + " " + e.what()).c_str());
+        }
       } else if (a == "--raise") {
         raise << next();
       } else if (a == "--size") {

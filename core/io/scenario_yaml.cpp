@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/flex/beam_modes.hpp"
 #include "core/io/atomic_file.hpp"
@@ -711,6 +712,12 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   }
   checkAgainstModel(r, doc, s, out.model);
   return out;
+}
+
+std::pair<std::string, std::string> parseOverride(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw std::invalid_argument("expects key=value, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
 YAML::Node readScenarioDocument(const std::string& path, const Overrides& overrides) {

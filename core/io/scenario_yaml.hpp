@@ -25,6 +25,12 @@ struct LoadedScenario {
 
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 
+// One override as the command lines take it (`--set key=value`, grapple-cli's and the desktop
+// application's): the key path before the first '=', the YAML value after it (possibly empty,
+// possibly holding '='). Throws std::invalid_argument ("expects key=value, got '...'") when there
+// is no '=' or no key.
+std::pair<std::string, std::string> parseOverride(const std::string& text);
+
 // `overrides`: (key path, YAML value) pairs applied before validation, e.g. ("run.duration", "5")
 // or ("debris.initial.rate_deg_s", "[0, 0, 4]"): the CLI's --set. Throws LoadError.
 LoadedScenario loadScenario(const std::string& path, const Overrides& overrides = {});

@@ -39,9 +39,11 @@ double attitudeAngle(const Vector4& a, const Vector4& b) {
   return 2 * std::atan2(r.tail<3>().norm(), std::abs(r[0]));
 }
 
-// The end effector when the scenario names none: the last frame of the body deepest in the tree
-// (the tip of the longest chain, not an appendage declared last).
-int defaultEndEffector(const Model& m) {
+}  // namespace
+
+int endEffectorFrame(const Model& m, const Scenario& scenario) {
+  const int named = scenario.run.end_effector.empty() ? -1 : m.frameId(scenario.run.end_effector);
+  if (named >= 0) return named;
   std::vector<int> depth(m.nbodies, 0);
   for (int i = 1; i < m.nbodies; ++i) depth[i] = m.parent[i] < 0 ? 0 : depth[m.parent[i]] + 1;
   int best = -1;
@@ -50,8 +52,6 @@ int defaultEndEffector(const Model& m) {
   }
   return best;
 }
-
-}  // namespace
 
 struct Simulation::Impl {
   Scenario scenario;
@@ -223,8 +223,11 @@ void Simulation::Impl::setInitialState() {
   tau_cmd = tau;
   tau_hold = tau;
   fext.assign(m.nbodies, Vector6::Zero());
-  ee_frame = scenario.run.end_effector.empty() ? defaultEndEffector(m) : m.frameId(scenario.run.end_effector);
-  if (ee_frame < 0) throw std::invalid_argument("run.end_effector: no frame '" + scenario.run.end_effector + "'");
+  if (!scenario.run.end_effector.empty() && m.frameId(scenario.run.end_effector) < 0) {
+    throw std::invalid_argument("run.end_effector: no frame '" + scenario.run.end_effector + "'");
+  }
+  ee_frame = endEffectorFrame(m, scenario);
+  if (ee_frame < 0) throw std::invalid_argument("run.end_effector: the model has no frame");
   controllers = makeControllers(m, scenario, q0, ee_frame);
   for (const ControllerSpec& c : scenario.controllers) {
     if (c.type == ControllerType::kCapture) capture = &c;

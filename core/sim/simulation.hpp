@@ -26,6 +26,11 @@ namespace grapple::core {
 
 struct PlanCheck;
 
+// The end effector's frame: the one the scenario's run.end_effector names, else (no name, or a
+// name that is no frame of the model) the last frame of the body deepest in the tree: the tip of
+// the longest chain, not an appendage declared last. -1 if the model has no frames.
+int endEffectorFrame(const Model& model, const Scenario& scenario);
+
 struct SimulationEvent {
   double time;         // [s] recording instant at which it was seen
   std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "window", "no_window",

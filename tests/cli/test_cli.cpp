@@ -405,6 +405,98 @@ class TestCli : public QObject {
     QCOMPARE(ok.code, 0);
     QVERIFY(ok.out.find("planar_free_vibration.yaml") != std::string::npos);
   }
+
+  // Every command answers --help with its own usage and options (exit 0); the program's help
+  // lists every command.
+  void Help_EveryCommand() {
+    for (const QStringList& args : {QStringList{"--help"}, QStringList{"help"}}) {
+      const Result r = run(args);
+      QVERIFY2(r.code == 0, r.err.c_str());
+      for (const char* command : {"run", "validate", "summary", "info", "export", "probe", "modes", "video", "campaign",
+                                  "envelope", "design", "robust"}) {
+        QVERIFY2(r.out.find(std::string("\n  ") + command + " ") != std::string::npos, (command + (": " + r.out)).c_str());
+      }
+    }
+    const std::vector<std::pair<QStringList, std::vector<std::string>>> commands{
+        {{"run"}, {"SCENARIO", "--out DIR", "--set KEY=VALUE", "--duration S", "--quiet"}},
+        {{"validate"}, {"SCENARIO", "--set KEY=VALUE", "--duration S"}},
+        {{"summary"}, {"MODEL", "--duration S", "--dt S"}},
+        {{"info"}, {"MODEL", "--base", "--inertia"}},
+        {{"export", "urdf"}, {"MODEL", "--out FILE.urdf", "--base", "--inertia"}},
+        {{"probe"}, {"--model MODEL", "--state STATE.json", "--base", "--inertia"}},
+        {{"modes"}, {"MODEL", "--json", "--base"}},
+        {{"campaign", "run"}, {"CAMPAIGN", "--out DIR", "--jobs N", "--runs A-B", "--shard K/N", "--timeout S", "--channels"}},
+        {{"campaign", "merge"}, {"DIR", "--quiet"}},
+        {{"campaign", "status"}, {"DIR"}},
+        {{"campaign", "slurm"}, {"CAMPAIGN", "--out DIR", "--partition P", "--array-size N", "--jobs J", "--dry-run"}},
+        {{"envelope"}, {"SCENARIO", "--out DIR", "--rates", "--threads N", "--set KEY=VALUE"}},
+        {{"design"}, {"SCENARIO", "--controller N", "--configurations", "--joints", "--structure", "--restarts K", "--worst-case N", "--json"}},
+        {{"robust"}, {"SCENARIO", "--controller N", "--parameterization", "--iterative", "--goal", "--performance-level G",
+                      "--limits", "--configuration T", "--design", "--json"}},
+        {{"video"}, {"SCENARIO", "--out FILE", "--size WxH", "--fps F", "--frame T", "--camera", "--show LIST", "--time-label",
+                     "--set KEY=VALUE", "--duration S"}},
+    };
+    for (const auto& [command, options] : commands) {
+      const Result r = run(QStringList(command) << "--help");
+      QVERIFY2(r.code == 0, r.err.c_str());
+      if (command.front() == "video" && r.out.find("Not in this build") != std::string::npos) continue;  // no rendering
+      const std::string usage = "Usage: grapple-cli " + command.join(' ').toStdString() + " ";
+      QVERIFY2(r.out.find(usage) != std::string::npos, r.out.c_str());
+      for (const std::string& option : options) QVERIFY2(r.out.find(option) != std::string::npos, (option + ": " + r.out).c_str());
+    }
+  }
+
+  // Bad arguments of every kind: exit code 2 and a message saying what was expected.
+  void Usage_BadArgumentsExitWithTwo() {
+    const QString scenario = QString::fromStdString(kSource + "/scenarios/capture_rigid.yaml");
+    const QString model = QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml");
+    const std::vector<std::pair<QStringList, std::string>> cases{
+        {{"info"}, "MODEL is required"},
+        {{"info", model, "--base", "sideways"}, "base mode 'sideways' is not one of"},
+        {{"info", model, "--inertia", "fix"}, "--inertia: expected refuse or repair"},
+        {{"info", model, "extra.yaml"}, "extra.yaml"},
+        {{"export"}, "subcommand is required"},
+        {{"export", "urdf", model}, "--out is required"},
+        {{"summary", "--dt", "-1"}, "expected a positive number"},
+        {{"summary", "--duration", "abc"}, "expected a positive number, got 'abc'"},
+        {{"design", scenario}, "--controller is required"},
+        {{"design", scenario, "--controller", "1", "--structure", "mine"}, "scenario or thesis expected"},
+        {{"design", scenario, "--controller", "1", "--joints", "0,x"}, "--joints: 'x' is not a number"},
+        {{"robust", scenario, "--controller", "-1"}, "--controller"},
+        {{"robust", scenario, "--controller", "1", "--performance-level", "0.5"}, "a number >= 1 expected"},
+        {{"robust", scenario, "--controller", "1", "--limits", "0,1,2"}, "LOWER,UPPER in degrees"},
+        {{"campaign"}, "subcommand is required"},
+        {{"campaign", "launch"}, "unknown command 'campaign launch'"},
+        {{"campaign", "run", "c.yaml"}, "--out is required"},
+        {{"campaign", "run", "c.yaml", "--out", "d", "--shard", "3/2"}, "expected 0 <= K < N"},
+        {{"campaign", "run", "c.yaml", "--out", "d", "--runs", "5-2"}, "B is before A"},
+        {{"campaign", "run", "c.yaml", "--out", "d", "--jobs", "0"}, "--jobs"},
+        {{"envelope", "--out", "d", "--threads", "0"}, "--threads"},
+        {{"envelope", "--out", "d", "--rates", "1,-2"}, "each rate must be > 0"},
+        {{"run", "--out"}, "--out needs a value"},
+    };
+    for (const auto& [args, fragment] : cases) {
+      const Result r = run(args);
+      QVERIFY2(r.code == 2, (args.join(' ').toStdString() + " exited with " + std::to_string(r.code) + ": " + r.err).c_str());
+      QVERIFY2(r.err.find(fragment) != std::string::npos, (args.join(' ').toStdString() + ": " + r.err).c_str());
+    }
+  }
+
+  // --set and --duration apply in command-line order (the last one wins), and the scenario may
+  // come after them; an option given twice takes its last value.
+  void Run_OverridesInCommandLineOrder() {
+    const QString good = QString::fromStdString(kSource + "/scenarios/planar_free_vibration.yaml");
+    Result r = run({"validate", "--set", "run.duration=5", "--duration", "0.25", good});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY2(r.out.find("; 0.25 s)") != std::string::npos, r.out.c_str());
+    r = run({"validate", good, "--duration", "5", "--set", "run.duration=0.75"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY2(r.out.find("; 0.75 s)") != std::string::npos, r.out.c_str());
+    // Any other option given twice: its last value.
+    r = run({"info", QString::fromStdString(kSource + "/scenarios/robots/mda_deos.yaml"), "--base", "fixed", "--base", "flying"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    QVERIFY2(r.out.find("Base      flying") != std::string::npos, r.out.c_str());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -386,6 +386,22 @@ class TestSimulation : public QObject {
     QVERIFY(channel(*a, "ee.z") == channel(*b, "ee.z"));
   }
 
+  // core::endEffectorFrame, which the simulation and the renderer both use: the frame named, else
+  // the chaser's tool (the arm's tip, not the solar arrays declared after it).
+  void EndEffectorFrame_NamedElseTheArmsTip() {
+    const LoadedScenario loaded = loadScenario(kSource + "/scenarios/capture_flexible.yaml");
+    const Model& m = loaded.model;
+    QCOMPARE(m.frames.back().name, std::string("array_right"));
+    Scenario s = loaded.scenario;
+    s.run.end_effector.clear();
+    QCOMPARE(endEffectorFrame(m, s), m.frameId("tool"));
+    s.run.end_effector = "hub3";
+    QCOMPARE(endEffectorFrame(m, s), m.frameId("hub3"));
+    s.run.end_effector = "no_such_frame";
+    QCOMPARE(endEffectorFrame(m, s), m.frameId("tool"));
+    QVERIFY(m.frameId("tool") >= 0 && m.frameId("hub3") >= 0 && m.frameId("hub3") != m.frameId("tool"));
+  }
+
   // The debris is torque-free: its rotational energy is constant, and it tumbles.
   void Debris_RotationalEnergyConstant() {
     const auto sim = simulate(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "10"}});

@@ -162,6 +162,31 @@ class TestScenario : public QObject {
     EXPECT_LOAD_ERROR(loadScenario(path, {{"run.duration", "[1, "}}), path, 0, "--set run.duration");
   }
 
+  // `--set key=value` as both command lines read it: split at the first '=', the value kept as
+  // written (empty, or holding '='); no '=' or no key is refused. The pair read from the text
+  // changes the scenario as the pair written by hand does.
+  void Overrides_ParsedFromTheCommandLine() {
+    using Pair = std::pair<std::string, std::string>;
+    QCOMPARE(parseOverride("run.duration=7.5"), Pair("run.duration", "7.5"));
+    QCOMPARE(parseOverride("controllers[1].kd=2"), Pair("controllers[1].kd", "2"));
+    QCOMPARE(parseOverride("debris.initial.rate_deg_s=[0, 0, 8]"), Pair("debris.initial.rate_deg_s", "[0, 0, 8]"));
+    QCOMPARE(parseOverride("name=a=b"), Pair("name", "a=b"));
+    QCOMPARE(parseOverride("name="), Pair("name", ""));
+    for (const char* bad : {"run.duration", "=5", "", "run.duration 5"}) {
+      try {
+        parseOverride(bad);
+        QFAIL(("accepted '" + std::string(bad) + "'").c_str());
+      } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()) == "expects key=value, got '" + std::string(bad) + "'", e.what());
+      }
+    }
+    Files f;
+    const std::string path = f.write("s.yaml", validScenario());
+    const LoadedScenario s = loadScenario(path, {parseOverride("run.duration=7.5"), parseOverride("debris.initial.rate_deg_s=[0,0,11]")});
+    QCOMPARE(s.scenario.run.duration, 7.5);
+    QVERIFY(std::abs(s.scenario.debris.initial.w_B.z() - 11 * M_PI / 180) < 1e-15);
+  }
+
   // List entries by index: a controller's field, one component of a vector; the list must have
   // the entry, and an index must be one.
   void Overrides_IndexLists() {

@@ -516,6 +516,23 @@ class TestVisualDebug : public QObject {
     QVERIFY(err.contains("grapple-cli video"));
   }
 
+  // --set and --compare read key=value as grapple-cli does (core::parseOverride): a value without
+  // '=' is a usage error (exit 2) naming the option, before any window opens.
+  void setWithoutValueIsAUsageError() {
+    for (const char* option : {"--set", "--compare"}) {
+      QProcess p;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("QT_QPA_PLATFORM", "offscreen");
+      p.setProcessEnvironment(env);
+      p.start(GRAPPLE_BINARY_DIR "/app/grapple", {option, "run.duration"});
+      QVERIFY(p.waitForFinished(60000));
+      QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+      QCOMPARE(p.exitCode(), 2);
+      const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+      QVERIFY2(err.contains(QString(option) + " expects key=value, got 'run.duration'"), qPrintable(err));
+    }
+  }
+
   void cleanupTestCase() { window_.reset(); }
 };
 
