@@ -81,14 +81,7 @@ int runRobust(const RobustArgs& a) {
   if (!sim->failure().empty()) throw std::runtime_error("the run failed before the configuration: " + sim->failure());
   const Eigen::VectorXd q = sim->q();
   // The limits: given, else the model's (±180° where it has none).
-  std::vector<JointRange> limits;
-  for (int b = 1; b < model.nbodies; ++b) {
-    if (model.joint[b].type != JointType::kRevolute) continue;
-    const int iq = model.joint[b].idx_q;
-    const double lo = std::isfinite(model.lower_position_limit[iq]) ? model.lower_position_limit[iq] : -180 * kDeg;
-    const double hi = std::isfinite(model.upper_position_limit[iq]) ? model.upper_position_limit[iq] : 180 * kDeg;
-    limits.push_back({b, lo, hi});
-  }
+  std::vector<JointRange> limits = jointLimitRanges(model);
   if (!limit_list.empty()) {
     if (limit_list.size() != limits.size()) {
       throw UsageError("--limits: " + std::to_string(limits.size()) + " joints expected, got " + std::to_string(limit_list.size()));

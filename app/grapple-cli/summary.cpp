@@ -78,8 +78,8 @@ int runInfo(const ModelArgs& a) {
 
 // The robot's joints follow a rest-to-rest quintic from zero to a target configuration; the
 // torques come from inverse dynamics along that path (floating-base inverse dynamics for a free
-// base: the base is left to react) and are applied open loop, as in Saha's validation (spec
-// other_papers.md §3.4). The run then shows how far the base turns and drifts, that momentum
+// base: the base is left to react) and are applied open loop, as in Saha's validation of the
+// free-floating dynamics. The run then shows how far the base turns and drifts, that momentum
 // is conserved, that the kinetic energy equals the work of the torques, and that forward and
 // inverse dynamics agree (the tracking error).
 int runSummary(const SummaryArgs& a) {
