@@ -186,15 +186,19 @@ DebrisEstimate DebrisFilter::estimate(double t) const {
 }
 
 DebrisState DebrisFilter::predictState(double t) const {
-  const DebrisEstimate& e = posterior();
-  if (t < e.time) throw std::logic_error("DebrisFilter: cannot predict backwards in time");
-  const int n = t > e.time ? substeps(t - e.time, settings_.step) : 0;
-  DebrisState s = e.state;
+  return propagateDebris(model_, settings_, posterior().state, t - posterior().time);
+}
+
+DebrisState propagateDebris(const DebrisProperties& p, const DebrisFilterSettings& s, const DebrisState& state,
+                            double dt) {
+  if (dt < 0) throw std::logic_error("propagateDebris: cannot predict backwards in time");
+  const int n = dt > 0 ? substeps(dt, s.step) : 0;
+  DebrisState x = state;
   for (int k = 0; k < n; ++k) {
-    s = stepDebris(model_, s, (t - e.time) / n);
-    s.Q_WB.normalize();
+    x = stepDebris(p, x, dt / n);
+    x.Q_WB.normalize();
   }
-  return s;
+  return x;
 }
 
 }  // namespace grapple::core

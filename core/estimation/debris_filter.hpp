@@ -62,6 +62,9 @@ Matrix12 debrisErrorDynamics(const DebrisProperties& p, const Vector3& w_B);
 // The estimate predicted to t >= e.time: the mean by RK4 (stepDebris), the covariance through
 // the transition Φ (RK4 on Φ̇ = F Φ along the same steps) and the process noise.
 void predictDebris(const DebrisProperties& p, const DebrisFilterSettings& s, DebrisEstimate& e, double t);
+// The state alone predicted dt >= 0 ahead, in the same steps as predictDebris.
+DebrisState propagateDebris(const DebrisProperties& p, const DebrisFilterSettings& s, const DebrisState& state,
+                            double dt);
 // The transition Φ(t0 + dt, t0) of the error state from the state s, as predictDebris uses it.
 Matrix12 debrisTransition(const DebrisProperties& p, const DebrisFilterSettings& s, const DebrisState& state,
                           double dt);
