@@ -153,6 +153,10 @@ struct Simulation::Impl {
   CaptureController* captureController() const;
   // At a sensing instant: the camera's image of the state x taken, the images arrived applied.
   void sense();
+  // The camera's pose, after forwardKinematics.
+  Transform cameraPose() const {
+    return (camera_frame < 0 ? data.X_world[0] : framePose(model, data, camera_frame)) * sensing->spec().mount;
+  }
 };
 
 void Simulation::Impl::setInitialState() {
@@ -417,6 +421,7 @@ void Simulation::Impl::setUpChannels() {
       for (const char* c : {"error", "sigma3"}) r.add(std::string("estimate.") + c + ".attitude", "deg");
       for (const char* c : {"error", "sigma3"}) r.add(std::string("estimate.") + c + ".rate", "deg/s");
       for (const char* c : {"error", "sigma3"}) r.add(std::string("estimate.") + c + ".target", "m");
+      r.add("estimate.error.range", "m");  // of the camera to grasp point distance
       r.add("camera.visible", "1");
     }
   }
@@ -559,7 +564,7 @@ void Simulation::Impl::record() {
     double grasp_dist = dist, grasp_speed = rel_speed;
     if (sensing) {
       if (sensing->stopped()) {  // the debris grasped
-        for (int k = 0; k < 15; ++k) put(NAN);
+        for (int k = 0; k < 16; ++k) put(NAN);
       } else {
         const DebrisEstimate e = sensing->estimate(t);
         const Vector12 err = -boxMinus(d, e.state);
@@ -576,6 +581,8 @@ void Simulation::Impl::record() {
         put(3 * std::sqrt(e.P.block<3, 3>(9, 9).trace()) * kDeg);
         put((ek.position - tk.position).norm());
         put(3 * std::sqrt((J * e.P * J.transpose()).trace()));
+        const Vector3 c = cameraPose().p;
+        put((ek.position - c).norm() - (tk.position - c).norm());
         grasp_dist = (ek.position - X_ee.p).norm();
         grasp_speed = (ek.velocity - v_ee.head<3>()).norm();
       }
@@ -653,9 +660,8 @@ void Simulation::Impl::record() {
 void Simulation::Impl::sense() {
   q = x.head(nq);
   forwardKinematics(model, data, q);
-  const Transform X_WF = camera_frame < 0 ? data.X_world[0] : framePose(model, data, camera_frame);
   std::vector<std::pair<std::string, std::string>> seen;
-  sensing->advance(t, debrisOf(x, idebris), X_WF * sensing->spec().mount, seen);
+  sensing->advance(t, debrisOf(x, idebris), cameraPose(), seen);
   for (auto& [kind, detail] : seen) events.push_back({t, std::move(kind), std::move(detail)});
 }
 
