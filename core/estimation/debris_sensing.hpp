@@ -48,6 +48,13 @@ class DebrisSensing {
   DebrisState state(double t) const;
   DebrisEstimate estimate(double t) const;
   bool visible() const { return visible_; }
+  // The recorded channels (name, unit): the estimate (centre of mass), its errors against the
+  // truth and their 3σ bounds — per axis for the position; for the attitude, rate and grasp point
+  // the error's norm beside 3 √(trace of its covariance) —, the error of the estimated distance
+  // from the camera to the grasp point, and whether the grasp point is in view.
+  static const std::vector<std::pair<std::string, std::string>>& channels();
+  // Their values at t (channels().size() of them into out; NaN but `visible` once stopped).
+  void record(double t, const DebrisState& truth, const Vector3& camera_W, double* out) const;
   // No more images (the debris grasped: the filter's torque-free model no longer holds).
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }

@@ -412,17 +412,7 @@ void Simulation::Impl::setUpChannels() {
     r.add("distance.ee_target_rate", "m/s");
     r.add("distance.ee_target_relative_speed", "m/s");
     if (sensing) {
-      // The filter's estimate (centre of mass), its errors against the truth and their 3σ bounds:
-      // per axis for the position; for the attitude, rate and grasp point the error's norm beside
-      // 3 √(trace of its covariance).
-      for (const char* c : {"x", "y", "z"}) r.add(std::string("estimate.") + c, "m");
-      for (const char* c : {"x", "y", "z"}) r.add(std::string("estimate.error.") + c, "m");
-      for (const char* c : {"x", "y", "z"}) r.add(std::string("estimate.sigma3.") + c, "m");
-      for (const char* c : {"error", "sigma3"}) r.add(std::string("estimate.") + c + ".attitude", "deg");
-      for (const char* c : {"error", "sigma3"}) r.add(std::string("estimate.") + c + ".rate", "deg/s");
-      for (const char* c : {"error", "sigma3"}) r.add(std::string("estimate.") + c + ".target", "m");
-      r.add("estimate.error.range", "m");  // of the camera to grasp point distance
-      r.add("camera.visible", "1");
+      for (const auto& [name, unit] : DebrisSensing::channels()) r.add(name, unit);
     }
   }
   if (capture) {
@@ -563,30 +553,13 @@ void Simulation::Impl::record() {
     // With a camera the gripper closes on the estimate (the hand's own state is known exactly).
     double grasp_dist = dist, grasp_speed = rel_speed;
     if (sensing) {
-      if (sensing->stopped()) {  // the debris grasped
-        for (int k = 0; k < 16; ++k) put(NAN);
-      } else {
-        const DebrisEstimate e = sensing->estimate(t);
-        const Vector12 err = -boxMinus(d, e.state);
-        Eigen::Matrix<double, 3, 12> J = Eigen::Matrix<double, 3, 12>::Zero();  // of the grasp point
-        J.leftCols<3>().setIdentity();
-        J.middleCols<3>(6) = -quatToMatrix(e.state.Q_WB) * skew(scenario.debris.properties.target_B);
-        const PointKinematics ek = targetKinematics(scenario.debris.properties, e.state);
-        for (int k = 0; k < 3; ++k) put(e.state.r_W[k]);
-        for (int k = 0; k < 3; ++k) put(err[k]);
-        for (int k = 0; k < 3; ++k) put(3 * std::sqrt(e.P(k, k)));
-        put(err.segment<3>(6).norm() * kDeg);
-        put(3 * std::sqrt(e.P.block<3, 3>(6, 6).trace()) * kDeg);
-        put(err.segment<3>(9).norm() * kDeg);
-        put(3 * std::sqrt(e.P.block<3, 3>(9, 9).trace()) * kDeg);
-        put((ek.position - tk.position).norm());
-        put(3 * std::sqrt((J * e.P * J.transpose()).trace()));
-        const Vector3 c = cameraPose().p;
-        put((ek.position - c).norm() - (tk.position - c).norm());
+      sensing->record(t, d, cameraPose().p, &row_values[c]);
+      c += DebrisSensing::channels().size();
+      if (!sensing->stopped()) {
+        const PointKinematics ek = targetKinematics(scenario.debris.properties, sensing->state(t));
         grasp_dist = (ek.position - X_ee.p).norm();
         grasp_speed = (ek.velocity - v_ee.head<3>()).norm();
       }
-      put(sensing->visible());
     }
     // The grasp: the hand within the position and relative-speed tolerances of the grasp point
     // for `hold` seconds (tracking it) after the capture started; the gripper then closes.
