@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/flex/beam_modes.hpp"
 #include "core/io/atomic_file.hpp"
@@ -486,6 +487,58 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   }
 }
 
+// sensors.camera: the camera (its frame and mount, the pinhole's data, rate, latency, noise, seed)
+// and the debris filter (process noise, prior σ).
+void readSensors(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
+  r.requireMap(n, "sensors");
+  r.checkKeys(n, {"camera"}, "sensors");
+  const YAML::Node c = n["camera"];
+  if (!c.IsDefined()) return;
+  const std::string w = "sensors.camera";
+  r.requireMap(c, w);
+  r.checkKeys(c, {"frame", "position", "rpy_deg", "focal_length", "pixel_size", "resolution", "rate", "latency",
+                  "pixel_noise", "depth_noise", "attitude_noise_deg", "max_range", "seed", "filter"}, w);
+  DebrisCameraSpec& k = s.sensors.camera.emplace();
+  CameraSettings& cs = k.camera;
+  if (c["frame"].IsDefined()) k.frame = r.string(c["frame"], w + ".frame");
+  if (c["position"].IsDefined()) k.mount.p = r.vector3(c["position"], w + ".position");
+  if (c["rpy_deg"].IsDefined()) k.mount.R = rpyToMatrix(r.vector3(c["rpy_deg"], w + ".rpy_deg") * (M_PI / 180));
+  using Field = std::tuple<const char*, double*, bool>;  // key, value, may be zero
+  for (const auto& [key, value, zero] : std::initializer_list<Field>{{"focal_length", &cs.focal_length, false}, {"pixel_size", &cs.pixel_size, false},
+                                         {"rate", &cs.rate, false}, {"latency", &cs.latency, true},
+                                         {"pixel_noise", &cs.pixel_noise, false}, {"depth_noise", &cs.depth_noise, false},
+                                         {"attitude_noise_deg", &cs.attitude_noise_deg, true}, {"max_range", &cs.max_range, false}}) {
+    if (c[key].IsDefined()) *value = zero ? r.nonNegative(c[key], w + "." + key) : r.positive(c[key], w + "." + key);
+  }
+  if (const YAML::Node res = c["resolution"]; res.IsDefined()) {
+    const std::vector<double> v = r.numbers(res, 2, w + ".resolution");
+    if (v[0] < 1 || v[1] < 1 || v[0] != std::floor(v[0]) || v[1] != std::floor(v[1]) || v[0] > 1e5 || v[1] > 1e5) {
+      r.fail(res, w + ".resolution: [width, height] in whole pixels, 1 to 100000 expected");
+    }
+    cs.width = static_cast<int>(v[0]);
+    cs.height = static_cast<int>(v[1]);
+  }
+  if (c["seed"].IsDefined()) {
+    const int seed = r.integer(c["seed"], w + ".seed");
+    if (seed < 0) r.fail(c["seed"], w + ".seed: an integer >= 0 expected");
+    cs.seed = static_cast<std::uint64_t>(seed);
+  }
+  if (const YAML::Node f = c["filter"]; f.IsDefined()) {
+    const std::string wf = w + ".filter";
+    r.requireMap(f, wf);
+    r.checkKeys(f, {"accel_noise", "angular_accel_noise", "step", "sigma_position", "sigma_velocity",
+                    "sigma_attitude_deg", "sigma_rate_deg_s"}, wf);
+    for (const auto& [key, value, zero] : std::initializer_list<Field>{{"accel_noise", &k.filter.accel_noise, true},
+                                           {"angular_accel_noise", &k.filter.angular_accel_noise, true},
+                                           {"step", &k.filter.step, false}, {"sigma_position", &k.sigma_position, false},
+                                           {"sigma_velocity", &k.sigma_velocity, false},
+                                           {"sigma_attitude_deg", &k.sigma_attitude_deg, false},
+                                           {"sigma_rate_deg_s", &k.sigma_rate_deg_s, false}}) {
+      if (f[key].IsDefined()) *value = zero ? r.nonNegative(f[key], wf + "." + key) : r.positive(f[key], wf + "." + key);
+    }
+  }
+}
+
 // requirements: each a number (the limit) or `off`.
 void readRequirements(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "requirements";
@@ -670,6 +723,17 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
                                               "controlled this way (the robot's base is " +
                                               std::string(baseModeName(m.base_mode)) + ")");
   }
+  if (const auto& cam = s.sensors.camera) {
+    const YAML::Node at = doc["sensors"]["camera"];
+    if (!s.debris.enabled) r.fail(at, "sensors.camera: the camera sees the debris (the scenario has none)");
+    if (!cam->frame.empty() && m.frameId(cam->frame) < 0) {
+      std::vector<std::string> frames;
+      for (const Frame& f : m.frames) frames.push_back(f.name);
+      const std::string hint = closestMatch(cam->frame, frames);
+      r.fail(at["frame"], "sensors.camera.frame: no frame '" + cam->frame + "'" +
+                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+  }
   if (!s.run.end_effector.empty() && m.frameId(s.run.end_effector) < 0) {
     std::vector<std::string> frames;
     for (const Frame& f : m.frames) frames.push_back(f.name);
@@ -684,7 +748,7 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
 LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& doc) {
   const yaml::Reader r(path);
   r.checkKeys(doc, {"format", "name", "description", "chaser", "debris", "environment",
-                    "controllers", "run", "requirements"}, "scenario");
+                    "controllers", "run", "requirements", "sensors"}, "scenario");
   const int format = r.integer(r.require(doc, "format", "scenario"), "format");
   if (format != 1) r.fail(doc["format"], "format: this Grapple reads format 1, got " + std::to_string(format));
   LoadedScenario out;
@@ -698,6 +762,7 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   if (doc["controllers"].IsDefined()) readControllers(r, doc["controllers"], s);
   if (doc["run"].IsDefined()) readRun(r, doc["run"], s);
   if (doc["requirements"].IsDefined()) readRequirements(r, doc["requirements"], s);
+  if (doc["sensors"].IsDefined()) readSensors(r, doc["sensors"], s);
   // A bad robot file reports its own file and line; an embedded robot, the scenario's.
   out.model = s.chaser.model_yaml.empty()
                   ? loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model,
@@ -1008,6 +1073,31 @@ std::string scenarioToYaml(const Scenario& s) {
     }
   }
   e << YAML::EndMap;
+  if (const auto& k = s.sensors.camera) {
+    const CameraSettings& c = k->camera;
+    e << YAML::Key << "sensors" << YAML::Value << YAML::BeginMap << YAML::Key << "camera" << YAML::Value << YAML::BeginMap;
+    if (!k->frame.empty()) e << YAML::Key << "frame" << YAML::Value << k->frame;
+    e << YAML::Key << "position" << YAML::Value;
+    emitVector(e, k->mount.p);
+    e << YAML::Key << "rpy_deg" << YAML::Value;
+    emitVector(e, matrixToRpy(k->mount.R) * (180 / M_PI));
+    e << YAML::Key << "resolution" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.width << c.height << YAML::EndSeq;
+    using Value = std::pair<const char*, double>;
+    for (const auto& [key, value] : std::initializer_list<Value>{{"focal_length", c.focal_length}, {"pixel_size", c.pixel_size}, {"rate", c.rate},
+                                     {"latency", c.latency}, {"pixel_noise", c.pixel_noise}, {"depth_noise", c.depth_noise},
+                                     {"attitude_noise_deg", c.attitude_noise_deg}, {"max_range", c.max_range}}) {
+      e << YAML::Key << key << YAML::Value << value;
+    }
+    e << YAML::Key << "seed" << YAML::Value << c.seed;
+    e << YAML::Key << "filter" << YAML::Value << YAML::BeginMap;
+    for (const auto& [key, value] : std::initializer_list<Value>{{"accel_noise", k->filter.accel_noise}, {"angular_accel_noise", k->filter.angular_accel_noise},
+                                     {"step", k->filter.step}, {"sigma_position", k->sigma_position},
+                                     {"sigma_velocity", k->sigma_velocity}, {"sigma_attitude_deg", k->sigma_attitude_deg},
+                                     {"sigma_rate_deg_s", k->sigma_rate_deg_s}}) {
+      e << YAML::Key << key << YAML::Value << value;
+    }
+    e << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  }
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

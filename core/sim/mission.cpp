@@ -127,6 +127,10 @@ std::vector<MetricValue> metricValues(const MissionMetrics& m) {
       {"base_attitude_drift_to_capture_max_deg", m.attitude_at_capture, "largest bus attitude drift until the grasp"},
       {"residual_rate_deg_s", m.residual_rate, "the composite's rotation rate at the end"},
   });
+  if (!std::isnan(m.range_error_mean)) {
+    v.push_back({"estimate_range_error_mean_m", m.range_error_mean,
+                 "mean |error| of the estimated camera to grasp point distance, plan to grasp"});
+  }
   if (m.impact.happened) {
     v.insert(v.end(), {
         {"capture_impulse_Ns", m.impact.impulse.norm(), "linear impulse of the grasp on the debris"},
@@ -217,6 +221,14 @@ MissionMetrics missionMetrics(const Simulation& sim) {
     m.target_error_after = 0;
     for (std::size_t k = from; k < time.size(); ++k) m.target_error_after = std::max(m.target_error_after, dist[k]);
     m.target_error_rms = rmsOf(dist, from, end);  // from the planned meeting to the grasp (or the end)
+  }
+  if (const int c = r.find("estimate.error.range"); c >= 0) {
+    double sum = 0;
+    int n = 0;
+    for (std::size_t k = plan ? rowAt(plan->time) : 0; k < end; ++k) {
+      if (std::isfinite(r.column(c)[k])) sum += std::abs(r.column(c)[k]), ++n;
+    }
+    if (n > 0) m.range_error_mean = sum / n;
   }
   m.impact = sim.impact();
   if (grasp) {

@@ -51,6 +51,9 @@ struct MissionMetrics {
   double capture_time = NAN, planned_capture = NAN, plan_error = NAN, target_error_after = NAN,
          capture_relative_speed = NAN, attitude_at_capture = NAN, residual_rate = NAN;
   double plan_error_rms = NAN, target_error_rms = NAN;
+  // With sensors.camera: the mean |error| of the estimated distance from the camera to the grasp
+  // point, from the plan that grasped to the grasp [m].
+  double range_error_mean = NAN;
   int aborts = 0;
   Simulation::Impact impact;
   // The outcome and the requirements as checked: with a capture controller (has_capture); a run

@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include "core/estimation/debris_sensing.hpp"
 #include "core/model/model.hpp"
 #include "core/world/debris.hpp"
 #include "core/world/environment.hpp"
@@ -265,6 +266,12 @@ struct Scenario {
   std::vector<ControllerSpec> controllers;
   RunSettings run;
   Requirements requirements;
+  // Sensors. `camera`: the debris seen by a camera on the chaser and estimated by a filter
+  // (estimation/debris_sensing); the controllers (the capture's planner, window search and
+  // monitor) and the grasp decision then use the estimate. Absent: they use the true debris.
+  struct Sensors {
+    std::optional<DebrisCameraSpec> camera;
+  } sensors;
 };
 
 }  // namespace grapple::core

@@ -39,6 +39,15 @@ double attitudeAngle(const Vector4& a, const Vector4& b) {
   return 2 * std::atan2(r.tail<3>().norm(), std::abs(r[0]));
 }
 
+DebrisState debrisOf(const Eigen::VectorXd& x, int i) {
+  DebrisState d;
+  d.r_W = x.segment<3>(i);
+  d.v_W = x.segment<3>(i + 3);
+  d.Q_WB = x.segment<4>(i + 6);
+  d.w_B = x.segment<3>(i + 10);
+  return d;
+}
+
 }  // namespace
 
 int endEffectorFrame(const Model& m, const Scenario& scenario) {
@@ -90,6 +99,10 @@ struct Simulation::Impl {
   bool solved = false;         // the controllers solved the accelerations under tau (control()) ...
   const Eigen::VectorXd* solved_ddq = nullptr;  // ... here
   DebrisState debris_now;      // the debris in the state being evaluated
+  // sensors.camera: the debris the controllers see (the estimate), and where the camera is.
+  std::unique_ptr<DebrisSensing> sensing;
+  DebrisState debris_known;
+  int camera_frame = -1;       // -1: the base body
 
   // Capture: the controller's settings, and the grasp's progress (seen at recording instants).
   const ControllerSpec* capture = nullptr;
@@ -145,6 +158,12 @@ struct Simulation::Impl {
   // The debris' state from the body carrying it (after the grasp), written into x.
   void carryDebris();
   CaptureController* captureController() const;
+  // At a sensing instant: the camera's image of the state x taken, the images arrived applied.
+  void sense();
+  // The camera's pose, after forwardKinematics.
+  Transform cameraPose() const {
+    return (camera_frame < 0 ? data.X_world[0] : framePose(model, data, camera_frame)) * sensing->spec().mount;
+  }
 };
 
 void Simulation::Impl::setInitialState() {
@@ -237,15 +256,11 @@ void Simulation::Impl::setInitialState() {
   plan_v = v0;
   outside_limit.assign(nv, 0);
   saturated.assign(nv, 0);
-}
-
-DebrisState debrisOf(const Eigen::VectorXd& x, int i) {
-  DebrisState d;
-  d.r_W = x.segment<3>(i);
-  d.v_W = x.segment<3>(i + 3);
-  d.Q_WB = x.segment<4>(i + 6);
-  d.w_B = x.segment<3>(i + 10);
-  return d;
+  if (const auto& cam = scenario.sensors.camera; cam && scenario.debris.enabled) {
+    camera_frame = cam->frame.empty() ? -1 : m.frameId(cam->frame);
+    if (!cam->frame.empty() && camera_frame < 0) throw std::invalid_argument("sensors.camera.frame: no frame '" + cam->frame + "'");
+    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, *cam, debrisOf(x, idebris), 0.0);
+  }
 }
 
 void Simulation::Impl::environmentWrenches(double tt) {
@@ -260,7 +275,12 @@ void Simulation::Impl::control(double tt) {
   const Model& m = model;
   tau.setZero();
   ControlContext ctx{m, data, tt, q, v, fext_used ? &fext : nullptr, tau};
-  if (scenario.debris.enabled) ctx.debris = &debris_now;
+  if (sensing && !attached) {  // (once grasped, the debris moves with the hand: known)
+    debris_known = sensing->state(tt);
+    ctx.debris = &debris_known;
+  } else if (scenario.debris.enabled) {
+    ctx.debris = &debris_now;
+  }
   for (auto& c : controllers) {
     ctx.ddq = nullptr;
     c->update(ctx);
@@ -409,6 +429,9 @@ void Simulation::Impl::setUpChannels() {
     r.add("distance.ee_target", "m");
     r.add("distance.ee_target_rate", "m/s");
     r.add("distance.ee_target_relative_speed", "m/s");
+    if (sensing) {
+      for (const auto& [name, unit] : DebrisSensing::channels()) r.add(name, unit);
+    }
   }
   if (capture) {
     for (const char* c : {"x", "y", "z"}) r.add(std::string("plan.") + c, "m");
@@ -545,19 +568,35 @@ void Simulation::Impl::record() {
     put(dist > 0 ? rel.dot(tk.velocity - v_ee.head<3>()) / dist : 0.0);
     const double rel_speed = (tk.velocity - v_ee.head<3>()).norm();
     put(rel_speed);
+    // With a camera the gripper closes on the estimate (the hand's own state is known exactly).
+    double grasp_dist = dist, grasp_speed = rel_speed;
+    if (sensing) {
+      sensing->record(t, d, cameraPose().p, &row_values[c]);
+      c += DebrisSensing::channels().size();
+      if (!sensing->stopped()) {
+        const PointKinematics ek = targetKinematics(scenario.debris.properties, sensing->state(t));
+        grasp_dist = (ek.position - X_ee.p).norm();
+        grasp_speed = (ek.velocity - v_ee.head<3>()).norm();
+      }
+    }
     // The grasp: the hand within the position and relative-speed tolerances of the grasp point
     // for `hold` seconds (tracking it) after the capture started; the gripper then closes.
     const CaptureController* cc = capture ? captureController() : nullptr;
     if (cc && !captured && t >= capture->start && cc->graspArmed()) {
       const auto& c = capture->capture;
-      if (dist < c.tolerance && rel_speed < c.speed_tolerance) {
+      if (grasp_dist < c.tolerance && grasp_speed < c.speed_tolerance) {
         if (within_since < 0) within_since = t;
         if (t - within_since >= c.hold - 1e-12) {
           captured = true;
           attach_pending = true;
-          char detail[160];
+          char detail[240];
           std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
                         "tracked within tolerance since t = %.3f s", dist, rel_speed, within_since);
+          if (sensing) {
+            std::snprintf(detail, sizeof detail, "grasp closed on the estimate: %.4f m from the estimated grasp "
+                          "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s",
+                          grasp_dist, grasp_speed, dist, rel_speed, within_since);
+          }
           events.push_back({t, "capture", detail});
         }
       } else {
@@ -599,6 +638,7 @@ void Simulation::Impl::record() {
   ++row;
   if (attach_pending) {
     attach_pending = false;
+    if (sensing) sensing->stop();
     const double loss = attachDebris();
     char detail[300];
     std::snprintf(detail, sizeof detail, "debris attached to the hand: %.4g J of kinetic energy lost in the "
@@ -606,6 +646,14 @@ void Simulation::Impl::record() {
                   "channels are the composite's", loss, impact.impulse.norm(), impact.angular_impulse.norm());
     events.push_back({t, "attach", detail});
   }
+}
+
+void Simulation::Impl::sense() {
+  q = x.head(nq);
+  forwardKinematics(model, data, q);
+  std::vector<std::pair<std::string, std::string>> seen;
+  sensing->advance(t, debrisOf(x, idebris), cameraPose(), seen);
+  for (auto& [kind, detail] : seen) events.push_back({t, std::move(kind), std::move(detail)});
 }
 
 CaptureController* Simulation::Impl::captureController() const {
@@ -707,6 +755,7 @@ Simulation::Simulation(Scenario scenario, Model model)
   }
   s.sampled = run.control_rate > 0;
   try {
+    if (s.sensing) s.sense();  // the image at t = 0
     if (s.sampled) {
       s.sampleControl();
       s.control_index = 1;
@@ -813,6 +862,8 @@ bool Simulation::step() {
       double t_piece = t_next;
       const double t_control = s.sampled ? s.control_index / run.control_rate : INFINITY;
       if (t_control < t_piece) t_piece = t_control;
+      const double t_sense = s.sensing ? s.sensing->nextInstant() : INFINITY;
+      if (t_sense < t_piece) t_piece = t_sense;
       if (s.adaptive) {
         s.adaptive->advance(s.f, s.t, t_piece, s.x);
       } else if (s.rosenbrock) {
@@ -831,6 +882,7 @@ bool Simulation::step() {
         }
       }
       s.t = t_piece;
+      if (t_piece >= t_sense) s.sense();
       if (s.sampled && t_piece >= t_control) {
         s.sampleControl();
         ++s.control_index;

@@ -1,0 +1,128 @@
+#include "core/estimation/debris_sensing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/math/rotation.hpp"
+
+namespace grapple::core {
+namespace {
+
+DebrisEstimate drawPrior(const DebrisCameraSpec& spec, const DebrisState& truth0, double t0) {
+  DebrisEstimate e;
+  e.time = t0;
+  e.P = spec.priorCovariance();
+  campaign::RandomStream rng(spec.camera.seed, 0, 1);
+  Vector12 n;
+  for (int k = 0; k < 12; ++k) n[k] = rng.normal();
+  // δx = truth ⊟ estimate drawn from N(0, P): estimate = truth ⊞ (-δx) to first order.
+  e.state = boxPlus(truth0, -(e.P.diagonal().cwiseSqrt().cwiseProduct(n)));
+  return e;
+}
+
+}  // namespace
+
+Matrix12 DebrisCameraSpec::priorCovariance() const {
+  constexpr double kRad = M_PI / 180;
+  Vector12 s;
+  s << Vector3::Constant(sigma_position), Vector3::Constant(sigma_velocity), Vector3::Constant(sigma_attitude_deg * kRad),
+      Vector3::Constant(sigma_rate_deg_s * kRad);
+  return s.cwiseAbs2().asDiagonal();
+}
+
+DebrisSensing::DebrisSensing(const DebrisProperties& debris, const DebrisCameraSpec& spec, const DebrisState& truth0,
+                             double t0)
+    : spec_(spec), debris_(debris), camera_(spec.camera), filter_(debris, spec.camera, spec.filter, drawPrior(spec, truth0, t0)) {
+  next_image_ = static_cast<long>(std::ceil(t0 * spec.camera.rate - 1e-9));
+  ahead_ = filter_.posterior();
+}
+
+DebrisState DebrisSensing::state(double t) const {
+  return propagateDebris(debris_, spec_.filter, ahead_.state, t - ahead_.time);
+}
+
+DebrisEstimate DebrisSensing::estimate(double t) const {
+  DebrisEstimate e = ahead_;
+  predictDebris(debris_, spec_.filter, e, t);
+  return e;
+}
+
+double DebrisSensing::nextInstant() const {
+  if (stopped_) return INFINITY;
+  const double image = next_image_ / spec_.camera.rate;
+  return in_flight_.empty() ? image : std::min(image, in_flight_.front().arrival);
+}
+
+const std::vector<std::pair<std::string, std::string>>& DebrisSensing::channels() {
+  static const std::vector<std::pair<std::string, std::string>> names{
+      {"estimate.x", "m"}, {"estimate.y", "m"}, {"estimate.z", "m"},
+      {"estimate.error.x", "m"}, {"estimate.error.y", "m"}, {"estimate.error.z", "m"},
+      {"estimate.sigma3.x", "m"}, {"estimate.sigma3.y", "m"}, {"estimate.sigma3.z", "m"},
+      {"estimate.error.attitude", "deg"}, {"estimate.sigma3.attitude", "deg"},
+      {"estimate.error.rate", "deg/s"}, {"estimate.sigma3.rate", "deg/s"},
+      {"estimate.error.target", "m"}, {"estimate.sigma3.target", "m"},
+      {"estimate.error.range", "m"}, {"camera.visible", "1"}};
+  return names;
+}
+
+void DebrisSensing::record(double t, const DebrisState& truth, const Vector3& camera_W, double* out) const {
+  const std::size_t n = channels().size();
+  std::fill(out, out + n, NAN);
+  out[n - 1] = visible_;
+  if (stopped_) return;
+  constexpr double kDeg = 180 / M_PI;
+  const DebrisEstimate e = estimate(t);
+  const Vector12 err = -boxMinus(truth, e.state);
+  Eigen::Matrix<double, 3, 12> J = Eigen::Matrix<double, 3, 12>::Zero();  // of the grasp point
+  J.leftCols<3>().setIdentity();
+  J.middleCols<3>(6) = -quatToMatrix(e.state.Q_WB) * skew(debris_.target_B);
+  const Vector3 target = targetKinematics(debris_, e.state).position;
+  const Vector3 true_target = targetKinematics(debris_, truth).position;
+  for (int k = 0; k < 3; ++k) {
+    out[k] = e.state.r_W[k];
+    out[3 + k] = err[k];
+    out[6 + k] = 3 * std::sqrt(e.P(k, k));
+  }
+  out[9] = err.segment<3>(6).norm() * kDeg;
+  out[10] = 3 * std::sqrt(e.P.block<3, 3>(6, 6).trace()) * kDeg;
+  out[11] = err.segment<3>(9).norm() * kDeg;
+  out[12] = 3 * std::sqrt(e.P.block<3, 3>(9, 9).trace()) * kDeg;
+  out[13] = (target - true_target).norm();
+  out[14] = 3 * std::sqrt((J * e.P * J.transpose()).trace());
+  out[15] = (target - camera_W).norm() - (true_target - camera_W).norm();
+}
+
+void DebrisSensing::advance(double t, const DebrisState& truth, const Transform& X_WC,
+                            std::vector<std::pair<std::string, std::string>>& events) {
+  if (stopped_) return;
+  if (next_image_ / spec_.camera.rate <= t) {
+    const auto m = camera_.capture(t, debris_, truth, X_WC);
+    ++next_image_;
+    if (m) in_flight_.push_back(*m);
+    if (static_cast<bool>(m) != visible_) {
+      visible_ = static_cast<bool>(m);
+      char detail[200];
+      if (visible_) {
+        std::snprintf(detail, sizeof detail, "the camera sees the grasp point again (%d images applied so far)",
+                      filter_.measurements());
+      } else {
+        std::snprintf(detail, sizeof detail, "the grasp point left the camera's field of view: the debris is "
+                      "predicted from its last estimate");
+      }
+      events.emplace_back(visible_ ? "measurement_regained" : "measurement_lost", detail);
+    }
+  }
+  while (!in_flight_.empty() && in_flight_.front().arrival <= t) {
+    filter_.addMeasurement(in_flight_.front());
+    in_flight_.pop_front();
+  }
+  if (filter_.measurements() != applied_) {
+    applied_ = filter_.measurements();
+    ahead_ = filter_.estimate(t);
+  } else {
+    predictDebris(debris_, spec_.filter, ahead_, t);
+  }
+}
+
+}  // namespace grapple::core
