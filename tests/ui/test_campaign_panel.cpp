@@ -43,10 +43,7 @@ class TestCampaignPanel : public QObject {
 
  private slots:
   void initTestCase() {
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1400, 900);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_, 1400, 900));
     auto* dock = window_->findChild<QDockWidget*>("dock:campaign");
     QVERIFY(dock);
     dock->show();  // closed by default: View > Panels > Campaign

@@ -134,10 +134,7 @@ class TestEditor : public QObject {
     QSettings().clear();
     for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) ui::ScenarioEditor::discardRecovery(r.autosave);
     robot_text_ = readText(kRobot);
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1280, 800);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_));
     window_->setOverrides({{"run.duration", "5"}});
     window_->setSpeed(0);
     QVERIFY(window_->openScenario(kScenario));

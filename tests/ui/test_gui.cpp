@@ -118,10 +118,7 @@ class TestGui : public QObject {
  private slots:
   void initTestCase() {
     QSettings().clear();
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1280, 800);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_));
     QVERIFY(window_->openScenario(ui::MainWindow::defaultScenario()));
   }
 

@@ -78,10 +78,7 @@ class TestMimicGui : public QObject {
  private slots:
   void initTestCase() {
     QSettings().clear();
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1280, 800);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_));
   }
 
   void mimicFingerFollowsTheDrivingOne() {

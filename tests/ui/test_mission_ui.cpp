@@ -96,10 +96,7 @@ class TestMissionUi : public QObject {
  private slots:
   void initTestCase() {
     QSettings().clear();
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1280, 800);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_));
     window_->setSpeed(0);  // as fast as possible
     QVERIFY(window_->openScenario(kScenario));
     panel_ = window_->requirements();

@@ -106,10 +106,7 @@ class TestTuning : public QObject {
   void initTestCase() {
     QSettings().clear();
     QVERIFY(tmp_.isValid());
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1600, 1000);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_, 1600, 1000));
     // A copy of capture_rigid.yaml (the gains get saved into it).
     const core::LoadedScenario src = core::loadScenario((kScenarios + "capture_rigid.yaml").toStdString());
     core::saveScenario(src.scenario, tmp_.filePath("capture_rigid.yaml").toStdString());

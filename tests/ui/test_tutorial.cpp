@@ -119,10 +119,7 @@ class TestTutorial : public QObject {
     QSettings().clear();
     for (const auto& r : ui::ScenarioEditor::pendingRecoveries()) ui::ScenarioEditor::discardRecovery(r.autosave);
     out_ = outputDir();
-    window_ = std::make_unique<ui::MainWindow>();
-    window_->resize(1280, 800);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(grapple::test::showMainWindow(window_));
     window_->setSpeed(0);
     QVERIFY(window_->openScenario(kScenario));
     window_->runner()->runUntil(2.0);  // a little of the run in the plots
