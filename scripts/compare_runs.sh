@@ -21,11 +21,14 @@ for scenario in scenarios/*.yaml; do
   for side in before after; do
     program=$before
     [ "$side" = after ] && program=$after
+    mkdir -p "$out/$side/$name"
     set +e
-    "$program" run "$scenario" --quiet --out "$out/$side/$name" "$@"
+    "$program" run "$scenario" --quiet --out "$out/$side/$name" "$@" 2>"$out/$side/$name/stderr"
     code=$?
     set -e
     echo "$code" >"$out/$side/$name/exit_code"
+    # (A program that refuses the scenario writes neither file: the exit codes then differ.)
+    touch "$out/$side/$name/channels.csv" "$out/$side/$name/summary.json"
     sed -E '/"(wall_time_s|real_time_factor)"/d' "$out/$side/$name/summary.json" >"$out/$side/$name/summary.cmp"
   done
   same=yes

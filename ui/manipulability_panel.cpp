@@ -156,26 +156,16 @@ void ManipulabilityPanel::drawBox() {
     box_rect_->topLeft->setCoords(a->lower, b->upper);
     box_rect_->bottomRight->setCoords(a->upper, b->lower);
   }
-  // In the arm plane: the hand along the rectangle's four edges (kEdge points each).
+  // In the arm plane: the hand along the rectangle's four edges (core::frameAlongJointBox).
   box_curve_->data()->clear();
   if (a && b && space() == Space::kArmPlane && q_.size() == model_->nq) {
-    constexpr int kEdge = 50;
-    const int qa = model_->joint[a->body].idx_q, qb = model_->joint[b->body].idx_q;
-    const double corners[5][2] = {{a->lower, b->lower}, {a->upper, b->lower}, {a->upper, b->upper}, {a->lower, b->upper}, {a->lower, b->lower}};
-    core::Data d(*model_, false);
-    Eigen::VectorXd q = q_;
     QVector<double> t, x, y;
-    for (int e = 0; e < 4; ++e) {
-      for (int i = 0; i < kEdge + (e == 3 ? 1 : 0); ++i) {
-        const double f = static_cast<double>(i) / kEdge;
-        q[qa] = corners[e][0] + f * (corners[e + 1][0] - corners[e][0]);
-        q[qb] = corners[e][1] + f * (corners[e + 1][1] - corners[e][1]);
-        core::forwardKinematics(*model_, d, q);
-        const Eigen::Vector2d st = toPlane(core::framePose(*model_, d, ee_frame_).p);
-        t.push_back(t.size());
-        x.push_back(st.x());
-        y.push_back(st.y());
-      }
+    for (const core::Vector3& p : core::frameAlongJointBox(*model_, q_, ee_frame_, model_->joint[a->body].idx_q, a->lower,
+                                                           a->upper, model_->joint[b->body].idx_q, b->lower, b->upper, 50)) {
+      const Eigen::Vector2d st = toPlane(p);
+      t.push_back(t.size());
+      x.push_back(st.x());
+      y.push_back(st.y());
     }
     box_curve_->setData(t, x, y, true);
   }

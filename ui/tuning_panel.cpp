@@ -703,10 +703,9 @@ void TuningPanel::pollCertification() {
     message_->setText(tr("μ-analysis at t = %1 s: the loop is unstable at this configuration: no range is guaranteed.")
                           .arg(certified_time_, 0, 'f', 2));
   } else {
-    message_->setText(tr("μ-analysis at t = %1 s: μ upper bound %2 over the limits (%3 at %4 rad/s); the box shown is "
+    message_->setText(tr("μ-analysis at t = %1 s: μ upper bound %2 (at %3 rad/s) over the limits; the box shown is "
                          "guaranteed stable.")
                           .arg(certified_time_, 0, 'f', 2)
-                          .arg(c.step_mu.empty() ? 0.0 : c.step_mu.back(), 0, 'g', 4)
                           .arg(c.final_sweep.upper_peak, 0, 'g', 4)
                           .arg(c.final_sweep.omega_peak, 0, 'g', 4));
   }

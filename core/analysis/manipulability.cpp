@@ -267,4 +267,26 @@ std::vector<Vector3> workspaceCloud(const Model& m, const Eigen::VectorXd& q, in
   return cloud;
 }
 
+std::vector<Vector3> frameAlongJointBox(const Model& m, const Eigen::VectorXd& q, int frame, int qa, double lower_a,
+                                        double upper_a, int qb, double lower_b, double upper_b, int per_edge) {
+  if (q.size() != m.nq) throw std::invalid_argument("joint box: q has the wrong size");
+  if (frame < 0 || frame >= static_cast<int>(m.frames.size())) throw std::invalid_argument("joint box: no such frame");
+  if (qa < 0 || qa >= m.nq || qb < 0 || qb >= m.nq || per_edge < 1) throw std::invalid_argument("joint box: bad joints or points");
+  const double corners[5][2] = {{lower_a, lower_b}, {upper_a, lower_b}, {upper_a, upper_b}, {lower_a, upper_b}, {lower_a, lower_b}};
+  Data d(m, m.hasFlexibleBodies());
+  Eigen::VectorXd x = q;
+  std::vector<Vector3> out;
+  out.reserve(static_cast<std::size_t>(4 * per_edge + 1));
+  for (int e = 0; e < 4; ++e) {
+    for (int i = 0; i < per_edge + (e == 3 ? 1 : 0); ++i) {
+      const double f = static_cast<double>(i) / per_edge;
+      x[qa] = corners[e][0] + f * (corners[e + 1][0] - corners[e][0]);
+      x[qb] = corners[e][1] + f * (corners[e + 1][1] - corners[e][1]);
+      forwardKinematics(m, d, x);
+      out.push_back(framePose(m, d, frame).p);
+    }
+  }
+  return out;
+}
+
 }  // namespace grapple::core

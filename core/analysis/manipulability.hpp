@@ -88,4 +88,11 @@ ManipulabilityEllipsoid manipulabilityEllipsoid(const Model& model, const Eigen:
 std::vector<Vector3> workspaceCloud(const Model& model, const Eigen::VectorXd& q, int frame, int samples,
                                     unsigned seed = 1, const Vector3& point = Vector3::Zero());
 
+// The image of a box of two joints' angles in the workspace: the frame's position (inertial)
+// along the edges of [lower_a, upper_a] x [lower_b, upper_b] (q indices qa, qb), the other
+// coordinates as in q; per_edge points an edge, from (lower_a, lower_b) through (upper_a,
+// lower_b), (upper_a, upper_b), (lower_a, upper_b) and back to the first: 4 per_edge + 1 points.
+std::vector<Vector3> frameAlongJointBox(const Model& model, const Eigen::VectorXd& q, int frame, int qa, double lower_a,
+                                        double upper_a, int qb, double lower_b, double upper_b, int per_edge);
+
 }  // namespace grapple::core

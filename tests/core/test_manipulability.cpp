@@ -205,6 +205,28 @@ class TestManipulability : public QObject {
     QVERIFY(workspaceCloud(m, q, o.frame, 100, 7) == workspaceCloud(m, q, o.frame, 100, 7));
   }
 
+  // The image of a joint box on the planar arm: every point is the closed-form hand position at
+  // the angles of its place on the rectangle's edges (corners, then evenly along each edge).
+  void JointBox_PlanarArmClosedForm() {
+    const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
+    const int frame = m.frameId("payload");
+    const Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq);
+    const double lo_a = -0.2, hi_a = 0.4, lo_b = 0.5, hi_b = 1.3;
+    constexpr int n = 7;
+    const std::vector<Vector3> pts = frameAlongJointBox(m, q, frame, 0, lo_a, hi_a, 1, lo_b, hi_b, n);
+    QCOMPARE(pts.size(), std::size_t(4 * n + 1));
+    const double corner[5][2] = {{lo_a, lo_b}, {hi_a, lo_b}, {hi_a, hi_b}, {lo_a, hi_b}, {lo_a, lo_b}};
+    for (int k = 0; k <= 4 * n; ++k) {
+      const int e = std::min(k / n, 3);
+      const double f = static_cast<double>(k - e * n) / n;
+      const double a = corner[e][0] + f * (corner[e + 1][0] - corner[e][0]);
+      const double b = corner[e][1] + f * (corner[e + 1][1] - corner[e][1]);
+      const Vector3 expected(l1 * std::cos(a) + l2 * std::cos(a + b), l1 * std::sin(a) + l2 * std::sin(a + b), 0);
+      QVERIFY2((pts[static_cast<std::size_t>(k)] - expected).norm() < 1e-14, qPrintable(QString("point %1").arg(k)));
+    }
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, frameAlongJointBox(m, q, frame, 0, lo_a, hi_a, 7, lo_b, hi_b, n));
+  }
+
   void BadInput() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/planar_2dof.yaml");
     ManipulabilityOptions o;
