@@ -309,7 +309,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
                       "posture_kd", "damping", "singular_threshold", "tolerance", "speed_tolerance",
                       "hold", "post_kp", "post_kd", "reactionless", "reaction_rate_deg_s", "reaction_inverse",
                       "adjugate_limit", "law", "force_kp", "force_kd", "arm_pd",
-                      "joint_kp", "joint_kd", "window", "abort", "approach"}, w);
+                      "joint_kp", "joint_kd", "window", "abort", "approach", "align"}, w);
       spec.type = ControllerType::kCapture;
       auto& cap = spec.capture;
       spec.start = c["start"].IsDefined() ? r.nonNegative(c["start"], w + ".start") : 0.0;
@@ -360,6 +360,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       nonNegative("force_kp", cap.force_kp);
       nonNegative("force_kd", cap.force_kd);
       if (c["reactionless"].IsDefined()) cap.reactionless = r.boolean(c["reactionless"], w + ".reactionless");
+      if (c["align"].IsDefined()) cap.align = r.boolean(c["align"], w + ".align");
       if (c["reaction_rate_deg_s"].IsDefined()) {
         cap.reaction_rate = r.vector3(c["reaction_rate_deg_s"], w + ".reaction_rate_deg_s") * (M_PI / 180);
       }
@@ -370,11 +371,12 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
       if (const YAML::Node n = c["window"]; n.IsDefined()) {
         const std::string ww = w + ".window";
         r.requireMap(n, ww);
-        r.checkKeys(n, {"search", "horizon", "step_deg", "min_step", "torque_margin", "clearance", "link_radius",
+        r.checkKeys(n, {"search", "horizon", "periods", "step_deg", "min_step", "torque_margin", "clearance", "link_radius",
                         "corridor_radius", "corridor_length"}, ww);
         auto& win = cap.window;
         win.search = n["search"].IsDefined() ? r.boolean(n["search"], ww + ".search") : true;
-        for (const auto& [key, value] : {std::pair{"horizon", &win.horizon}, std::pair{"step_deg", &win.step_deg},
+        for (const auto& [key, value] : {std::pair{"horizon", &win.horizon}, std::pair{"periods", &win.periods},
+                                         std::pair{"step_deg", &win.step_deg},
                                          std::pair{"min_step", &win.min_step}, std::pair{"link_radius", &win.link_radius},
                                          std::pair{"corridor_radius", &win.corridor_radius},
                                          std::pair{"corridor_length", &win.corridor_length}}) {
@@ -382,6 +384,7 @@ void readControllers(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
         }
         if (n["clearance"].IsDefined()) win.clearance = r.nonNegative(n["clearance"], ww + ".clearance");
         if (win.horizon > 3600) r.fail(n["horizon"], ww + ".horizon: at most 3600 s");
+        if (win.periods > 100) r.fail(n["periods"], ww + ".periods: at most 100");
         if (win.step_deg < 0.1) r.fail(n["step_deg"], ww + ".step_deg: expected at least 0.1 deg");
         if (win.min_step < 0.01) r.fail(n["min_step"], ww + ".min_step: expected at least 0.01 s");
         if (n["torque_margin"].IsDefined()) {
@@ -979,6 +982,7 @@ std::string scenarioToYaml(const Scenario& s) {
         << YAML::Value << cap.post_kp << YAML::Key << "post_kd" << YAML::Value << cap.post_kd
         << YAML::Key << "law" << YAML::Value << cap.law << YAML::Key << "force_kp" << YAML::Value
         << cap.force_kp << YAML::Key << "force_kd" << YAML::Value << cap.force_kd
+        << YAML::Key << "align" << YAML::Value << cap.align
         << YAML::Key << "reactionless" << YAML::Value << cap.reactionless << YAML::Key << "reaction_inverse"
         << YAML::Value << cap.reaction_inverse << YAML::Key << "adjugate_limit" << YAML::Value << cap.adjugate_limit;
       e << YAML::Key << "reaction_rate_deg_s" << YAML::Value;
@@ -990,7 +994,8 @@ std::string scenarioToYaml(const Scenario& s) {
       if (cap.window.search) {
         const auto& win = cap.window;
         e << YAML::Key << "window" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "search" << YAML::Value
-          << true << YAML::Key << "horizon" << YAML::Value << win.horizon << YAML::Key << "step_deg" << YAML::Value
+          << true << YAML::Key << "horizon" << YAML::Value << win.horizon << YAML::Key << "periods" << YAML::Value
+          << win.periods << YAML::Key << "step_deg" << YAML::Value
           << win.step_deg << YAML::Key << "min_step" << YAML::Value << win.min_step << YAML::Key << "torque_margin"
           << YAML::Value << win.torque_margin << YAML::Key << "clearance" << YAML::Value << win.clearance << YAML::Key
           << "link_radius" << YAML::Value << win.link_radius << YAML::Key << "corridor_radius" << YAML::Value
