@@ -9,6 +9,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/math/rotation.hpp"
+#include "core/planning/feasibility.hpp"
 
 namespace grapple::core {
 
@@ -89,9 +90,14 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
       Scenario s = scenario;
       s.debris.initial = envelopeDebrisState(s.debris, grid.axes[cell.axis].axis, cell.rate_deg_s, cell.phase_deg);
       if (capture && capture->capture.window.search) {
-        // Long enough for the window search's whole span (one tumbling period) and the capture.
-        const double span = std::min(capture->capture.window.horizon, 1.05 * 360 / cell.rate_deg_s);
-        s.run.duration = std::max(s.run.duration, capture->start + span + after);
+        // Long enough for the window search's whole span (its tumbling periods), the slowest plan
+        // it may choose (the planner's horizon times the largest duration factor, and the
+        // approach) and `after`; the loop below ends the run as soon as its outcome is settled.
+        const auto& c = capture->capture;
+        const double span = std::min(c.window.horizon, (c.window.periods + 0.05) * 360 / cell.rate_deg_s);
+        const std::vector<double>& factors = WindowSearchOptions{}.durations;
+        const double slowest = c.horizon * *std::max_element(factors.begin(), factors.end()) + c.approach.duration;
+        s.run.duration = std::max(s.run.duration, capture->start + span + slowest + after);
       }
       try {
         Simulation sim(s, model);
@@ -105,6 +111,9 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
           if (p == 4) break;
           if (p == 5 && std::isnan(grasped_at)) grasped_at = sim.time();
           if (sim.time() > grasped_at + after) break;
+          // Still tracking, without a grasp, `after` seconds past the planned meeting (no abort
+          // monitor to end it): a miss, whatever comes later.
+          if (p == 2 && sim.time() > sim.plannedCaptureTime() + after) break;
         }
         const MissionMetrics m = missionMetrics(sim);
         cell.outcome = m.outcome;

@@ -83,8 +83,8 @@ void Controller_CaptureJointPd(benchmark::State& state) {
 
 // The capture window's pieces on capture_rigid.yaml at the capture's start (t = 40 s): the check
 // of one plan (its prediction through the model at the check's step, 0.04 s), and the whole window
-// search as the controller runs it (plans from each start over one tumbling period, candidates at
-// 0.2 s, slower durations, stopping at the first feasible meeting).
+// search as the controller runs it (plans from each start over the scenario's tumbling periods,
+// candidates at 0.2 s, slower durations, stopping at the first feasible meeting).
 struct AtCaptureStart {
   LoadedScenario l = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
   Simulation sim{l.scenario, l.model};
@@ -104,8 +104,11 @@ void Planning_CheckPlan(benchmark::State& state) {
   forwardKinematics(m, d, s.sim.q());
   HandState hand;
   hand.position = framePose(m, d, ee).p;
+  hand.axis = framePose(m, d, ee).R.col(2);
   DebrisTrajectory traj(s.l.scenario.debris.properties, s.sim.debris(), 0.01);
-  const CapturePlan plan(s.l.scenario.debris.properties, traj.state(12), hand, {});
+  CapturePlannerOptions po;
+  po.align = s.l.scenario.controllers[1].capture.align;  // the scenario's: the pointing rows too
+  const CapturePlan plan(s.l.scenario.debris.properties, traj.state(12), hand, po);
   const Eigen::VectorXd v = Eigen::VectorXd::Zero(m.nv);
   for (auto _ : state) benchmark::DoNotOptimize(checkCapturePlan(m, d, s.options, plan, s.sim.q(), v, ee).margin);
   state.counters["plan_s"] = plan.captureTime();
@@ -118,9 +121,11 @@ void Planning_WindowSearch(benchmark::State& state) {
   const ControllerSpec::Capture& c = s.l.scenario.controllers[1].capture;
   WindowSearchOptions ws;
   ws.horizon = c.window.horizon;
-  CapturePlannerOptions po;  // the scenario's: both the one-stage and the two-stage plans tried
+  ws.periods = c.window.periods;
+  CapturePlannerOptions po;  // the scenario's: both the one-stage and the two-stage plans tried, aligned
   po.approach_distance = c.approach.distance;
   po.approach_time = c.approach.duration;
+  po.align = c.align;
   int candidates = 0;
   for (auto _ : state) {
     const CaptureWindow w = searchCaptureWindow(m, d, s.options, ws, po, s.l.scenario.debris.properties, s.sim.debris(), 40,
