@@ -399,10 +399,10 @@ class TestEnvelope : public QObject {
     LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
     const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
     QCOMPARE(grid.size(), std::size_t(72));
-    // Measured: 42 of 60 up to 6 deg/s (70 %); the goal, 95 %, is not reached (README). The floor
+    // Measured: 44 of 60 up to 6 deg/s (73 %); the goal, 95 %, is not reached (README). The floor
     // keeps what the window search over three tumbling periods, the two-stage approach and the
     // aligned approach axis gained.
-    checkEnvelope(l, grid, 2, 0.65);
+    checkEnvelope(l, grid, 2, 0.7);
   }
 
   // A smaller grid on the flexible chaser: 2 and 4 deg/s, the principal axes and body x, phase 0.
