@@ -166,7 +166,7 @@ std::optional<ConvexShape> convexShape(const Geometry& g, std::string* why) {
       break;
     case ShapeType::kMesh:
       if (g.mesh_path.empty()) {
-        if (why) *why = "'" + g.mesh_uri + "' was not found";
+        if (why) *why = "not found";
         return std::nullopt;
       }
       try {
@@ -355,13 +355,28 @@ ShapeDistance shapeDistance(const ConvexShape& A, const ConvexShape& B) {
 }
 
 std::vector<std::string> collisionWarnings(const Model& model) {
-  std::vector<std::string> out;
+  // One warning per mesh and reason, naming every link that uses it (a foot mesh shared by four
+  // legs is one warning), in the order the meshes first appear.
+  std::vector<std::pair<std::string, std::vector<std::string>>> unusable;
   for (const Geometry& g : model.collision) {
     std::string why;
-    if (!convexShape(g, &why)) {
-      out.push_back("warning: collision mesh '" + g.mesh_uri + "' of link '" + g.link + "': " + why +
-                    "; the link's capsule is used instead in the clearance checks");
+    if (convexShape(g, &why)) continue;
+    const std::string what = "collision mesh '" + g.mesh_uri + "': " + why;
+    auto it = std::find_if(unusable.begin(), unusable.end(),
+                           [&](const auto& u) { return u.first == what; });
+    if (it == unusable.end()) {
+      it = unusable.emplace(unusable.end(), what, std::vector<std::string>{});
     }
+    if (std::find(it->second.begin(), it->second.end(), g.link) == it->second.end()) {
+      it->second.push_back(g.link);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [what, links] : unusable) {
+    std::string names;
+    for (const std::string& l : links) names += (names.empty() ? "'" : ", '") + l + "'";
+    out.push_back("warning: " + what + "; the clearance checks use the capsule of link" +
+                  (links.size() > 1 ? "s " : " ") + names + " instead");
   }
   return out;
 }

@@ -61,8 +61,8 @@ struct ShapeDistance {
 // The distance between two convex shapes whose poses are in the same frame.
 ShapeDistance shapeDistance(const ConvexShape& a, const ConvexShape& b);
 
-// One warning per collision mesh the clearance checks cannot use ("collision mesh '...' of link
-// '...': ...; the link's capsule is used instead").
+// One warning per collision mesh the clearance checks cannot use, naming the links that carry it
+// ("collision mesh '...': not found; the clearance checks use the capsule of link '...' instead").
 std::vector<std::string> collisionWarnings(const Model& model);
 
 // The clearance of a chain of bodies (each the parent of the next) from obstacles: a body with

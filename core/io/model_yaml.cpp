@@ -395,7 +395,8 @@ Model loadModelFile(const std::string& path, std::optional<BaseMode> base_mode,
     }
     return model;
   };
-  if (ends_with(".urdf") || ends_with(".URDF")) {
+  // A .xacro file goes to the URDF reader too, which says where its first macro is.
+  if (ends_with(".urdf") || ends_with(".URDF") || ends_with(".xacro")) {
     UrdfOptions o;
     o.base_mode = base_mode;
     o.inertia = inertia;

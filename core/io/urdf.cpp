@@ -140,8 +140,9 @@ class UrdfReader {
         builder.addLink(std::move(link));
       } else if (tag == "joint") {
         joints.push_back(readJoint(e));
-      } else if (tag == "material" || tag == "transmission" || tag == "gazebo") {
-        continue;  // colours (read above) and ROS control data: not part of the dynamics
+      } else if (tag == "material" || tag == "transmission" || tag == "ros2_control" ||
+                 tag == "gazebo") {
+        continue;  // colours (read above), ROS control and Gazebo data: not part of the dynamics
       } else {
         ignored(e, "element <" + tag + "> in <robot>");
       }
@@ -478,6 +479,27 @@ class UrdfReader {
   std::vector<std::string> warnings_;
 };
 
+// The first xacro construct in the tree under e, as written (<xacro:include>, xyz="${l} 0 0"): a
+// <xacro:...> element or an attribute with a ${...} expression or a $(...) substitution, which
+// xacro expands and a URDF reader sees as they are. Null if there is none.
+const XMLElement* firstXacro(const XMLElement* e, std::string* what) {
+  if (std::string(e->Name()).rfind("xacro:", 0) == 0) {
+    *what = "<" + std::string(e->Name()) + ">";
+    return e;
+  }
+  for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
+    const std::string v = a->Value();
+    if (v.find("${") != std::string::npos || v.find("$(") != std::string::npos) {
+      *what = std::string(a->Name()) + "=\"" + v + "\"";
+      return e;
+    }
+  }
+  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    if (const XMLElement* x = firstXacro(c, what)) return x;
+  }
+  return nullptr;
+}
+
 UrdfResult parse(tinyxml2::XMLDocument& doc, const std::string& name, const UrdfOptions& options) {
   if (doc.Error()) {
     // "XML_ERROR_MISMATCHED_ELEMENT" -> "mismatched element"
@@ -486,7 +508,19 @@ UrdfResult parse(tinyxml2::XMLDocument& doc, const std::string& name, const Urdf
     for (char& c : what) c = c == '_' ? ' ' : static_cast<char>(std::tolower(c));
     throw LoadError(name, doc.ErrorLineNum(), "malformed XML (" + what + ")");
   }
-  return UrdfReader(name, options).read(doc);
+  try {
+    return UrdfReader(name, options).read(doc);
+  } catch (const LoadError& e) {
+    // A xacro file read as URDF fails somewhere after its first macro: point at the macro.
+    std::string what;
+    const XMLElement* x = doc.RootElement() ? firstXacro(doc.RootElement(), &what) : nullptr;
+    if (x == nullptr) throw;
+    const std::string at = e.line() > 0 ? " at line " + std::to_string(e.line()) : "";
+    throw LoadError(name, x->GetLineNum(),
+                    what + " is unexpanded xacro, expected URDF: expand the file first (xacro " +
+                        fs::path(name).filename().string() + " > robot.urdf) and load the " +
+                        "result (read as URDF it fails" + at + ": " + e.message() + ")");
+  }
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 // twist in its own frame). Elements and attributes URDF readers skip (Gazebo's <contact>,
 // <self_collision_checking>, ...) are ignored with one warning per kind; the axis of a fixed joint
 // is ignored. Planar joints and mimic joints are read (a mimic whose own limits the range of the
-// joint it follows goes beyond loads with a warning: its own limits are not used).
+// joint it follows goes beyond loads with a warning: its own limits are not used). A xacro source
+// that fails as URDF is refused at its first xacro element or ${...} expression.
 #pragma once
 
 #include <optional>

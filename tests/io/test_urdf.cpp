@@ -81,6 +81,10 @@ class TestUrdf : public QObject {
     QVERIFY(contains(r.warnings, "unknown attribute 'D' on <dynamics>", &n));
     QCOMPARE(n, 1);
     QVERIFY(contains(r.warnings, "damping and friction are not modelled"));
+    // ROS (2) control and Gazebo blocks are data for other programs: no warning.
+    for (const char* silent : {"ros2_control", "transmission", "gazebo", "hardware"}) {
+      QVERIFY2(!contains(r.warnings, silent), silent);
+    }
     QCOMPARE(r.model.nv, 2);
     QCOMPARE(r.model.nbodies, 3);  // tool merged into 'lower' by its fixed joint
     const int tool = r.model.frameId("tool");
@@ -89,6 +93,63 @@ class TestUrdf : public QObject {
     forwardKinematics(r.model, d, VectorXd::Zero(2));
     EXPECT_MATRIX_NEAR(framePose(r.model, d, tool).p, Vector3(0.55, 0, 0.2), 1e-15);
     QVERIFY(urdfdomAccepts(p));
+  }
+
+  // A xacro source is refused as urdfdom refuses it, at its first xacro construct (not where the
+  // URDF reading then fails), saying to expand it, whether named .xacro or .urdf; a ${...} left in
+  // an attribute of an otherwise plain file is pointed at the same way.
+  void UnexpandedXacro_RefusedAtTheFirstMacro() {
+    const std::string p = kCorpus + "unexpanded.urdf.xacro";
+    QVERIFY(!urdfdomAccepts(p));
+    EXPECT_LOAD_ERROR(loadModelFile(p), p, 5, "<xacro:property> is unexpanded xacro, expected URDF");
+    EXPECT_LOAD_ERROR(loadModelFile(p), p, 5, "(xacro unexpanded.urdf.xacro > robot.urdf)");
+    EXPECT_LOAD_ERROR(loadModelFile(p), p, 5, "fails: model 'unexpanded' has no links");
+    Files f;
+    std::ifstream in(p);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string as_urdf = f.write("unexpanded.urdf", text);
+    EXPECT_LOAD_ERROR(loadUrdf(as_urdf), as_urdf, 5, "<xacro:property> is unexpanded xacro");
+    // (XML attributes in single quotes here: moc misreads double quotes inside raw strings.)
+    auto arm = [](const std::string& x) {
+      return R"(<robot name='r' xmlns:xacro='http://www.ros.org/wiki/xacro'>
+  <link name='a'><inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1'/></inertial></link>
+  <link name='b'><inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1'/></inertial></link>
+  <joint name='j' type='revolute'><parent link='a'/><child link='b'/>
+    <origin xyz=')" + x + R"( 0 0'/><axis xyz='0 0 1'/></joint>
+</robot>
+)";
+    };
+    const std::string expr = f.write("expression.urdf", arm("${length}"));
+    EXPECT_LOAD_ERROR(loadUrdf(expr), expr, 5, "xyz=\"${length} 0 0\" is unexpanded xacro, expected URDF");
+    EXPECT_LOAD_ERROR(loadUrdf(expr), expr, 5, "fails at line 5: <origin xyz=");
+    // With a number there it loads (the xacro namespace alone, which xacro leaves in its output,
+    // is no reason to refuse).
+    QCOMPARE(loadUrdf(f.write("plain.urdf", arm("0.5"))).model.nv, 1);
+  }
+
+  // A collision mesh that cannot be found is one warning naming every link that carries it; those
+  // links keep their capsules.
+  void MissingCollisionMesh_OneWarningPerMesh() {
+    Files f;
+    std::string robot = "<robot name='feet'>\n";
+    for (const char* l : {"a", "b", "c"}) {
+      const std::string mesh = std::string("package://nowhere/") + (*l == 'c' ? "other" : "foot") + ".stl";
+      robot += std::string("<link name='") + l + "'><inertial><mass value='1'/>" +
+               "<inertia ixx='1' iyy='1' izz='1'/></inertial><collision><geometry>" +
+               "<mesh filename='" + mesh + "'/></geometry></collision></link>\n";
+    }
+    robot += "<joint name='ab' type='continuous'><parent link='a'/><child link='b'/></joint>\n"
+             "<joint name='bc' type='continuous'><parent link='b'/><child link='c'/></joint>\n"
+             "</robot>\n";
+    const std::string p = f.write("feet.urdf", robot);
+    std::vector<std::string> warnings;
+    QCOMPARE(loadModelFile(p, std::nullopt, &warnings).nv, 2);
+    QCOMPARE(warnings.size(), std::size_t(2));
+    const std::string head = p + ": warning: collision mesh 'package://nowhere/";
+    QCOMPARE(warnings[0], head + "foot.stl': not found; the clearance checks use the capsule of "
+                                 "links 'a', 'b' instead");
+    QCOMPARE(warnings[1], head + "other.stl': not found; the clearance checks use the capsule of "
+                                 "link 'c' instead");
   }
 
   // Mimic and planar joints load (their dynamics: test_urdf_joints), as urdfdom reads them.
