@@ -84,6 +84,7 @@ struct Data {
 
   // General (flexible) path workspace, sized only for models with flexible bodies.
   std::vector<FlexWork> flex;        // (nbodies or 0)
+  Eigen::VectorXd flex_zero;         // (nv or 0) zero rates, for the terms of M_f(δ) alone
 
   // Hybrid dynamics scratch: the free velocity coordinates and the driven bodies.
   std::vector<int> hybrid_free;      // (capacity nv)
