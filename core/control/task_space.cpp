@@ -1,23 +1,47 @@
 #include "core/control/task_space.hpp"
 
-#include <Eigen/Cholesky>
-#include <Eigen/SVD>
-
 namespace grapple::core {
 
-Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, double* sigma) {
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
-  const double s = svd.singularValues().minCoeff();
+void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& w,
+                         Eigen::MatrixXd& out, double* sigma) {
+  const auto r = A.rows(), c = A.cols();
+  if (w.svd.rows() != r || w.svd.cols() != c) w.svd = Eigen::JacobiSVD<Eigen::MatrixXd>(r, c);
+  w.svd.compute(A);
+  const double s = w.svd.singularValues().minCoeff();
   if (sigma) *sigma = s;
   const double lambda2 = s < threshold ? damping * damping * (1 - (s / threshold) * (s / threshold)) : 0.0;
-  const auto r = A.rows();
-  const Eigen::MatrixXd AAt = A * A.transpose() + lambda2 * Eigen::MatrixXd::Identity(r, r);
-  return A.transpose() * AAt.ldlt().solve(Eigen::MatrixXd::Identity(r, r));
+  w.AAt.resize(r, r);
+  w.AAt.noalias() = A * A.transpose();
+  w.AAt.diagonal().array() += lambda2;
+  w.ldlt.compute(w.AAt);
+  w.inv.setIdentity(r, r);
+  w.ldlt.solveInPlace(w.inv);
+  out.resize(c, r);
+  out.noalias() = A.transpose() * w.inv;
+}
+
+Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, double* sigma) {
+  PseudoInverseWork w;
+  Eigen::MatrixXd out;
+  dampedPseudoInverse(A, damping, threshold, w, out, sigma);
+  return out;
+}
+
+void resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Vector3& a_minus_b,
+                          const Eigen::VectorXd& pull, Eigen::VectorXd& out) {
+  Vector3 A_pull;
+  A_pull.noalias() = A * pull;
+  out.resize(pull.size());
+  out.noalias() = Apinv * a_minus_b;
+  out += pull;
+  out.noalias() -= Apinv * A_pull;
 }
 
 Eigen::VectorXd resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Vector3& a_minus_b,
                                      const Eigen::VectorXd& pull) {
-  return Apinv * a_minus_b + pull - Apinv * (A * pull);
+  Eigen::VectorXd out;
+  resolvedAcceleration(A, Apinv, a_minus_b, pull, out);
+  return out;
 }
 
 }  // namespace grapple::core

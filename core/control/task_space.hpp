@@ -3,7 +3,9 @@
 // what the prediction promises is what the controller asks.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/SVD>
 
 #include "core/math/spatial.hpp"
 
@@ -16,11 +18,25 @@ namespace grapple::core {
 Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold,
                                     double* sigma = nullptr);
 
+// The same into `out` with a workspace that, once sized by a first call, makes later calls with A
+// of the same size allocate nothing (a controller's per-call path). The same arithmetic, so the
+// same result to the last bit.
+struct PseudoInverseWork {
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd;
+  Eigen::MatrixXd AAt, inv;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt;
+};
+void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& work,
+                         Eigen::MatrixXd& out, double* sigma = nullptr);
+
 // Resolved acceleration with a posture term in the task's null space: the joints' accelerations
 // q̈ = A⁺ (a - b) + (I - A⁺ A) p, with A the (generalized) Jacobian of the hand, A⁺ its damped
 // inverse, a the hand's acceleration asked, b the hand's acceleration with the joints not
 // accelerating, p the posture pull (-k_d q̇ - k_p (q - q_posture)).
 Eigen::VectorXd resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Vector3& a_minus_b,
                                      const Eigen::VectorXd& pull);
+// The same into `out` (sized like pull), without allocation.
+void resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Vector3& a_minus_b,
+                          const Eigen::VectorXd& pull, Eigen::VectorXd& out);
 
 }  // namespace grapple::core
