@@ -239,7 +239,7 @@ class TestNoAlloc : public QObject {
     Data du(mu, mu.hasFlexibleBodies());
     const auto controllers = makeControllers(mu, u.scenario, unfold.q(), endEffectorFrame(mu, u.scenario));
     VectorXd tau_u = VectorXd::Zero(mu.nv);
-    const VectorXd vu = VectorXd::Zero(mu.nv);  // (the bus torque within its limit: no re-solve)
+    const VectorXd vu = VectorXd::Zero(mu.nv);  // (at rest)
     ControlContext cu{mu, du, 10.0, unfold.q(), vu, nullptr, tau_u};
     auto servo = [&] {
       tau_u.setZero();
