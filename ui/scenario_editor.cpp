@@ -212,7 +212,7 @@ QString unitOf(const std::vector<Step>& steps) {
   if (key == "area") return "m²";
   if (key == "young" || key == "shear" || key == "pressure") return key == "pressure" ? "N/m²" : "Pa";
   if (key == "Iy" || key == "Iz") return "m⁴";
-  if (key == "frequency") return "rad/s";
+  if (key == "frequency" || key == "quasi_static_above") return "rad/s";
   if (key == "duration" || key == "start" || key == "step" || key == "max_step" || key == "hold" || key == "horizon" ||
       key == "isp" || key == "end" || key == "t" || key == "rotor_time_constant" || key == "joint_time_constant") {
     return "s";

@@ -48,6 +48,7 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
     w.field("step_s", run.step);
   } else {
     w.field("rtol", run.rtol).field("atol", run.atol).field("max_step_s", run.max_step);
+    if (run.integrator == IntegratorType::kQuasiStatic) w.field("quasi_static_above_rad_s", run.quasi_static_above);
   }
   w.field("record_rate_hz", run.record_rate);
   w.field("control_rate_hz", run.control_rate);

@@ -14,6 +14,7 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/indexing.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
 
@@ -26,6 +27,11 @@ void rigidEquivalent(const Model& m, const Eigen::VectorXd& x, Eigen::VectorXd& 
   out = x;
   const bool positions = x.size() == m.nq;
   for (const FlexibleBody& f : m.flex) out.segment(positions ? f.idx_q : f.idx_v, f.nf).setZero();
+}
+
+int checkedFrame(const Model& m, int frame) {
+  if (frame < 0 || frame >= static_cast<int>(m.frames.size())) throw std::invalid_argument("capture: no end-effector frame");
+  return frame;
 }
 
 CaptureMatching matchingOf(const std::string& s) {
@@ -44,11 +50,9 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
       debris_(debris),
       ee_frame_(ee_frame),
       attitude_(m, chaser, q0),
-      feasibility_(FeasibilityOptions::from(spec, chaser, debris, debris_size)) {
+      feasibility_(FeasibilityOptions::from(spec, chaser, debris, debris_size)),
+      clearance_(m, feasibility_, checkedFrame(m, ee_frame)) {
   (void)matchingOf(spec.capture.matching);
-  if (ee_frame < 0 || ee_frame >= static_cast<int>(m.frames.size())) {
-    throw std::invalid_argument("capture: no end-effector frame");
-  }
   for (int b = 0; b < m.nbodies; ++b) {
     if (m.joint[b].nv == 1) {
       joints_.push_back(m.joint[b].idx_v);
@@ -193,7 +197,7 @@ std::string CaptureController::abortReason(ControlContext& ctx) {
     }
   }
   if (ctx.debris) {
-    const double c = debrisClearance(m, ctx.data, feasibility_, q_r_, ee_frame_, debris_, *ctx.debris);
+    const double c = clearance_(m, ctx.data, q_r_, debris_, *ctx.debris);
     if (c < a.clearance) {
       std::snprintf(buf, sizeof buf, "the arm is %.3f m from the debris' box outside the approach corridor (threshold %.3f m)",
                     c, a.clearance);
@@ -307,10 +311,14 @@ void CaptureController::update(ControlContext& ctx) {
     // A quintic from where the abort left the joints to the stand-off pose.
     const double T = c.abort.retreat_time;
     const Blend b = quinticBlend(std::min(1.0, (ctx.t - retreat_start_) / T));
-    const Eigen::VectorXd d = standoff_ - retreat_from_;
-    holdJoints(ctx, retreat_from_ + b.s * d, (b.ds / T) * d, (b.dds / (T * T)) * d);
+    dq_ = standoff_ - retreat_from_;
+    qd_ = retreat_from_ + b.s * dq_;
+    vd_ = (b.ds / T) * dq_;
+    ad_ = (b.dds / (T * T)) * dq_;
+    holdJoints(ctx, qd_, vd_, ad_);
   } else {
-    holdJoints(ctx, standoff_, Eigen::VectorXd::Zero(nj), Eigen::VectorXd::Zero(nj));
+    zero_joints_.setZero(nj);
+    holdJoints(ctx, standoff_, zero_joints_, zero_joints_);
   }
   // Saturation, seen by the abort monitor: some joint or the bus at its limit.
   if (saturated_now_ || jointsSaturated(ctx)) {
@@ -340,14 +348,24 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
   }
   for (int k : joints_) x_[k] = 0;
   ddq_.setZero(m.nv);
-  ddq_(prescribed_) = x_(prescribed_);
+  for (int k : prescribed_) ddq_[k] = x_[k];
   react_.resize(static_cast<Eigen::Index>(free_.size()), static_cast<Eigen::Index>(joints_.size()));  // H_ff⁻¹ H_fm
   if (!free_.empty()) {
-    llt_.compute(H_(free_, free_));
-    react_ = llt_.solve(H_(free_, joints_));
-    const Eigen::VectorXd rhs = x_(free_) - h_(free_) - H_(free_, prescribed_) * x_(prescribed_);
-    const Eigen::VectorXd ddq_free = llt_.solve(rhs);
-    ddq_(free_) = ddq_free;
+    // (The blocks are copied into the scratch: Eigen's indexed views would copy their index
+    // lists, and products of them make temporaries.)
+    pick(H_, free_, free_, Hff_);
+    llt_.compute(Hff_);
+    pick(H_, free_, joints_, Hfm_);
+    react_ = llt_.solve(Hfm_);
+    pick(H_, free_, prescribed_, Hfp_);
+    pick(x_, prescribed_, xp_);
+    rhs_.noalias() = Hfp_ * xp_;
+    for (std::size_t k = 0; k < free_.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      rhs_[i] = x_[free_[k]] - h_[free_[k]] - rhs_[i];
+    }
+    llt_.solveInPlace(rhs_);
+    place(rhs_, free_, ddq_);
   }
 }
 
@@ -355,13 +373,17 @@ void CaptureController::applyJointAccelerations(ControlContext& ctx, const Eigen
   // The joints' torques for those accelerations, and the bus' (wheel-limited).
   const Model& m = ctx.model;
   const auto nj = static_cast<Eigen::Index>(joints_.size());
-  ddq_(joints_) = ddqm;
+  place(ddqm, joints_, ddq_);
   if (!free_.empty()) {
-    const Eigen::VectorXd reaction = react_ * ddqm;
-    ddq_(free_) -= reaction;
+    reaction_.noalias() = react_ * ddqm;
+    for (std::size_t k = 0; k < free_.size(); ++k) ddq_[free_[k]] -= reaction_[static_cast<Eigen::Index>(k)];
   }
   tau_full_.setZero(m.nv);
-  tau_full_(prescribed_) = H_(prescribed_, Eigen::all) * ddq_ + h_(prescribed_);
+  pickRows(H_, prescribed_, Hp_);
+  tp_.noalias() = Hp_ * ddq_;
+  for (std::size_t k = 0; k < prescribed_.size(); ++k) {
+    tau_full_[prescribed_[k]] = tp_[static_cast<Eigen::Index>(k)] + h_[prescribed_[k]];
+  }
   for (int k : joints_) ctx.tau[k] = tau_full_[k];
   ctx.ddq = &ddq_;
   saturated_now_ = false;
@@ -383,7 +405,8 @@ void CaptureController::holdJoints(ControlContext& ctx, const Eigen::VectorXd& q
     vm_[k] = ctx.v[joints_[k]];
   }
   // Joint error dynamics with the capture's Cartesian gains (kp, kd: ω² and 2ξω).
-  applyJointAccelerations(ctx, ad + spec_.kd * (vd - vm_) + spec_.kp * (qd - qm_));
+  ddqm_ = ad + spec_.kd * (vd - vm_) + spec_.kp * (qd - qm_);
+  applyJointAccelerations(ctx, ddqm_);
 }
 
 void CaptureController::track(ControlContext& ctx) {
@@ -404,8 +427,8 @@ void CaptureController::track(ControlContext& ctx) {
   const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
   // The pointing task (capture.align) rides on the resolved-acceleration law only.
   const bool point = plan_->aligns() && c.law == "resolved_acceleration" && !reactionless_;
-  Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows(point ? 6 : 3);
-  for (const FlexibleBody& f : m.flex) J.middleCols(f.idx_v, f.nf).setZero();
+  J_ = frameJacobian(m, d, ee_frame_).topRows(point ? 6 : 3);
+  for (const FlexibleBody& f : m.flex) J_.middleCols(f.idx_v, f.nf).setZero();
   const Matrix3 R_hand = framePose(m, d, ee_frame_).R;
   const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame_).tail<3>();
 
@@ -417,14 +440,18 @@ void CaptureController::track(ControlContext& ctx) {
   forwardKinematics(m, d, q_r_, v_r_, ddq0_);
   const Vector6 b6 = pointAccelerationWorld(m, d, ee_frame_);
   const Vector3 b = b6.head<3>();
-  A_ = J(Eigen::all, joints_);
-  if (!free_.empty()) A_.noalias() -= J(Eigen::all, free_) * react_;
-  Eigen::VectorXd task = a_des - b;
-  if (point) {  // the hand's position rows, then its pointing's
-    const Eigen::MatrixXd A_omega = A_.bottomRows<3>();
-    A_.conservativeResize(3, Eigen::NoChange);
-    appendPointing(A_, task, A_omega, b6.tail<3>(), R_hand.col(2), w_hand, plan_->pointing(ctx.t - plan_start_), spec_.kp,
-                   spec_.kd);
+  pickCols(J_, joints_, A_);
+  if (!free_.empty()) {
+    pickCols(J_, free_, Jf_);
+    A_.noalias() -= Jf_ * react_;
+  }
+  TaskVector task(point ? 5 : 3);
+  task.head<3>() = a_des - b;
+  if (point) {  // the hand's position rows, then its pointing's (from A_'s angular rows)
+    A_task_.resize(5, nj);
+    A_task_.topRows<3>() = A_.topRows<3>();
+    pointingTask(A_.bottomRows<3>(), b6.tail<3>(), R_hand.col(2), w_hand, plan_->pointing(ctx.t - plan_start_), spec_.kp,
+                 spec_.kd, A_task_.bottomRows<2>(), task.tail<2>());
   }
 
   if (c.law == "transpose_jacobian") {
@@ -433,7 +460,7 @@ void CaptureController::track(ControlContext& ctx) {
     // generalized Jacobian, τ = Aᵀ F, with joint damping (posture_kd, scaled by H_jj). No model in
     // the loop: the simplest law, and the least precise.
     const Vector3 F = c.force_kp * (ref.position - r) + c.force_kd * (ref.velocity - rd);
-    const Eigen::VectorXd tau_m = A_.transpose() * F;
+    const Eigen::VectorXd tau_m = A_.transpose() * F;  // (this law and the reactionless ones allocate)
     for (Eigen::Index k = 0; k < nj; ++k) {
       const int i = joints_[k];
       ctx.tau[i] = tau_m[k] - c.posture_kd * H_(i, i) * ctx.v[i];
@@ -446,7 +473,7 @@ void CaptureController::track(ControlContext& ctx) {
     return;
   }
 
-  Eigen::VectorXd ddqm;
+  Eigen::VectorXd& ddqm = ddqm_;
   if (reactionless_) {
     // Zero (or desired) reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to
     // -(ω - ω_des) (its rate driven to ω_des: zero for the ZRM, not only its acceleration); the
@@ -478,13 +505,18 @@ void CaptureController::track(ControlContext& ctx) {
       ddqm = q1 + N * (dampedPseudoInverse(AN, c.damping, c.singular_threshold) * (a_des - b - A_ * q1));
     }
   } else {
-    const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_, c.damping, c.singular_threshold);
-    Eigen::VectorXd qm(nj), vm(nj);
+    const Eigen::MatrixXd& A = point ? A_task_ : A_;
+    dampedPseudoInverse(A, c.damping, c.singular_threshold, pinv_, Apinv_);
+    const Eigen::MatrixXd& Apinv = Apinv_;
+    Eigen::VectorXd &qm = qm_, &vm = vm_;
+    qm.resize(nj);
+    vm.resize(nj);
     for (Eigen::Index k = 0; k < nj; ++k) {
       qm[k] = ctx.q[joints_q_[k]];
       vm[k] = ctx.v[joints_[k]];
     }
-    const Eigen::VectorXd posture = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
+    posture_pull_ = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
+    const Eigen::VectorXd& posture = posture_pull_;
     if (c.law == "resolved_rate") {
       // Resolved motion-rate control (Whitney): joint rates from the hand's velocity demand,
       // q̇_d = A⁺(ṙ_ref + kp (r_ref - r)), followed by a rate servo q̈ = kd (q̇_d - q̇); kp and kd
@@ -492,7 +524,7 @@ void CaptureController::track(ControlContext& ctx) {
       const Eigen::VectorXd rate = Apinv * (ref.velocity + spec_.kp * (ref.position - r));
       ddqm = spec_.kd * (rate - vm) + posture - Apinv * (A_ * posture);
     } else {
-      ddqm = resolvedAcceleration(A_, Apinv, task, posture);
+      resolvedAcceleration(A, Apinv, task, posture, ddqm);
     }
   }
 
@@ -535,12 +567,17 @@ void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref,
     kp_ = Eigen::Map<const Eigen::VectorXd>(kp.data(), nj);
     kd_ = Eigen::Map<const Eigen::VectorXd>(kd.data(), nj);
   }
-  const Eigen::MatrixXd Apinv = dampedPseudoInverse(A_, c.damping, c.singular_threshold);
-  const Eigen::VectorXd dq = Apinv * (ref.position - r);
-  const Eigen::VectorXd rate = Apinv * ref.velocity;
-  Eigen::VectorXd u(nj);
-  for (Eigen::Index k = 0; k < nj; ++k) u[k] = kp_[k] * dq[k] + kd_[k] * (rate[k] - ctx.v[joints_[k]]);
-  if (centralized) u = d0_ * u;
+  dampedPseudoInverse(A_, c.damping, c.singular_threshold, pinv_, Apinv_);
+  const Vector3 dr = ref.position - r;
+  dq_.noalias() = Apinv_ * dr;
+  rate_.noalias() = Apinv_ * ref.velocity;
+  Eigen::VectorXd& u = ddqm_;  // (scratch)
+  u.resize(nj);
+  for (Eigen::Index k = 0; k < nj; ++k) u[k] = kp_[k] * dq_[k] + kd_[k] * (rate_[k] - ctx.v[joints_[k]]);
+  if (centralized) {
+    dq_.noalias() = d0_ * u;
+    u = dq_;
+  }
   for (Eigen::Index k = 0; k < nj; ++k) ctx.tau[joints_[k]] = u[k];
   holdBusUnderJointTorques(ctx);
 }
@@ -559,12 +596,13 @@ void CaptureController::postCapture(ControlContext& ctx) {
   // detumbling of the flexible chaser stiff — 8x slower — and chatter under a sampled control.)
   const ControllerSpec::Capture& c = spec_.capture;
   const Eigen::MatrixXd& H = massMatrix(ctx.model, ctx.data, ctx.q);
-  llt_.compute(H);
+  llt_post_.compute(H);
   for (std::size_t k = 0; k < joints_.size(); ++k) {
     const int i = joints_[k];
     unit_.setZero(H.rows());
     unit_[i] = 1;
-    const double inertia = 1 / llt_.solve(unit_)[i];
+    llt_post_.solveInPlace(unit_);
+    const double inertia = 1 / unit_[i];
     ctx.tau[i] = -inertia * (c.post_kd * ctx.v[i] + c.post_kp * (ctx.q[joints_q_[k]] - hold_[static_cast<Eigen::Index>(k)]));
   }
   if (attitude_.active()) {

@@ -31,6 +31,7 @@
 #include "core/planning/capture_planner.hpp"
 #include "core/planning/feasibility.hpp"
 #include "core/control/controller.hpp"
+#include "core/control/task_space.hpp"
 
 namespace grapple::core {
 
@@ -119,6 +120,7 @@ class CaptureController final : public Controller {
   std::unique_ptr<CapturePlan> plan_;
   Phase phase_ = Phase::kBefore;
   FeasibilityOptions feasibility_;
+  DebrisClearanceMonitor clearance_;   // the abort monitor's
   std::unique_ptr<CaptureWindow> window_;
   double window_start_ = NAN;        // [s] when the window's plan starts
   double plan_start_ = NAN;          // [s] when the current plan started
@@ -132,11 +134,14 @@ class CaptureController final : public Controller {
   Eigen::VectorXd hold_;             // joint positions at the grasp
   Eigen::VectorXd kp_, kd_;          // joint_pd's gains (set at the start of the capture)
   Eigen::MatrixXd d0_;               // joint_pd's D(q0)
-  // Scratch.
+  // Scratch, sized by the first calls: the law's calls then allocate nothing.
   Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_, qm_, vm_;
-  Eigen::MatrixXd H_, react_;
-  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::VectorXd rhs_, xp_, reaction_, tp_, posture_pull_, ddqm_, zero_joints_, qd_, vd_, ad_, dq_, rate_;
+  Eigen::MatrixXd H_, react_, Hff_, Hfp_, Hfm_, Hp_, J_, Jf_, Apinv_;
+  Eigen::MatrixXd A_task_;  // the hand's task with its pointing rows (capture.align)
+  Eigen::LLT<Eigen::MatrixXd> llt_, llt_post_;
   Eigen::MatrixXd A_;
+  PseudoInverseWork pinv_;
 };
 
 }  // namespace grapple::core

@@ -1,39 +1,62 @@
 #include "core/control/task_space.hpp"
 
-#include <Eigen/Cholesky>
 #include <Eigen/Geometry>
-#include <Eigen/SVD>
 
 namespace grapple::core {
 
-Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, double* sigma) {
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
-  const double s = svd.singularValues().minCoeff();
+void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& w,
+                         Eigen::MatrixXd& out, double* sigma) {
+  const auto r = A.rows(), c = A.cols();
+  if (w.svd.rows() != r || w.svd.cols() != c) w.svd = Eigen::JacobiSVD<Eigen::MatrixXd>(r, c);
+  w.svd.compute(A);
+  const double s = w.svd.singularValues().minCoeff();
   if (sigma) *sigma = s;
   const double lambda2 = s < threshold ? damping * damping * (1 - (s / threshold) * (s / threshold)) : 0.0;
-  const auto r = A.rows();
-  const Eigen::MatrixXd AAt = A * A.transpose() + lambda2 * Eigen::MatrixXd::Identity(r, r);
-  return A.transpose() * AAt.ldlt().solve(Eigen::MatrixXd::Identity(r, r));
+  w.AAt.resize(r, r);
+  w.AAt.noalias() = A * A.transpose();
+  w.AAt.diagonal().array() += lambda2;
+  w.ldlt.compute(w.AAt);
+  w.inv.setIdentity(r, r);
+  w.ldlt.solveInPlace(w.inv);
+  out.resize(c, r);
+  out.noalias() = A.transpose() * w.inv;
+}
+
+Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, double* sigma) {
+  PseudoInverseWork w;
+  Eigen::MatrixXd out;
+  dampedPseudoInverse(A, damping, threshold, w, out, sigma);
+  return out;
+}
+
+void resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv,
+                          const Eigen::Ref<const Eigen::VectorXd>& a_minus_b, const Eigen::VectorXd& pull,
+                          Eigen::VectorXd& out) {
+  TaskVector A_pull(A.rows());
+  A_pull.noalias() = A * pull;
+  out.resize(pull.size());
+  out.noalias() = Apinv * a_minus_b;
+  out += pull;
+  out.noalias() -= Apinv * A_pull;
 }
 
 Eigen::VectorXd resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Eigen::VectorXd& a_minus_b,
                                      const Eigen::VectorXd& pull) {
-  return Apinv * a_minus_b + pull - Apinv * (A * pull);
+  Eigen::VectorXd out;
+  resolvedAcceleration(A, Apinv, a_minus_b, pull, out);
+  return out;
 }
 
-void appendPointing(Eigen::MatrixXd& A, Eigen::VectorXd& rhs, const Eigen::MatrixXd& A_omega, const Vector3& b_omega,
-                    const Vector3& axis, const Vector3& omega, const AxisKinematics& reference, double kp, double kd,
-                    double length) {
+void pointingTask(const Eigen::Ref<const Eigen::MatrixXd>& A_omega, const Vector3& b_omega, const Vector3& axis,
+                  const Vector3& omega, const AxisKinematics& reference, double kp, double kd,
+                  Eigen::Ref<Eigen::MatrixXd> rows, Eigen::Ref<Eigen::VectorXd> rhs, double length) {
   const Vector3 alpha = reference.acceleration + kd * (reference.rate - omega) + kp * axis.cross(reference.axis);
   Eigen::Matrix<double, 2, 3> P;
   const Vector3 u1 = axis.unitOrthogonal();
   P.row(0) = length * u1.transpose();
   P.row(1) = length * axis.cross(u1).transpose();
-  const Eigen::Index n = A.rows();
-  A.conservativeResize(n + 2, Eigen::NoChange);
-  A.bottomRows<2>() = P * A_omega;
-  rhs.conservativeResize(n + 2);
-  rhs.tail<2>() = P * (alpha - b_omega);
+  rows.noalias() = P * A_omega;
+  rhs.noalias() = P * (alpha - b_omega);
 }
 
 }  // namespace grapple::core

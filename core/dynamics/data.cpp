@@ -49,6 +49,7 @@ Data::Data(const Model& model, bool general)
   }
   if (general || model.hasFlexibleBodies()) {
     flex.resize(model.nbodies);
+    flex_zero = Eigen::VectorXd::Zero(model.nv);
     for (int i = 0; i < model.nbodies; ++i) {
       const int nf = model.flex[i].nf, m = 6 + nf, dd = model.joint[i].nv + nf;
       FlexWork& f = flex[i];

@@ -84,10 +84,14 @@ struct Data {
 
   // General (flexible) path workspace, sized only for models with flexible bodies.
   std::vector<FlexWork> flex;        // (nbodies or 0)
+  Eigen::VectorXd flex_zero;         // (nv or 0) zero rates, for the terms of M_f(δ) alone
 
-  // Hybrid dynamics scratch: the free velocity coordinates and the driven bodies.
+  // Hybrid dynamics scratch: the free velocity coordinates and the driven bodies, and the dense
+  // form's blocks (sized by its first call with a given split of the coordinates).
   std::vector<int> hybrid_free;      // (capacity nv)
   std::vector<char> hybrid_driven;   // (nbodies)
+  Eigen::MatrixXd hybrid_Hfp, hybrid_Hff;  // (nv x nv, sized by the first call) blocks of H
+  Eigen::VectorXd hybrid_h, hybrid_rhs, hybrid_x;
 
   // Mimic joints (Model::full): the full model with the model's gravity, base placement, inertias
   // and armature (which a program may change after the build, e.g. for a captured payload), its

@@ -85,6 +85,7 @@ void updatePlacement(const Model& m, Data& d, int i, const VectorXd& q) {
 }
 
 void placements(const Model& m, Data& d, const VectorXd& q) {
+  d.factorized = false;
   for (int i = 0; i < m.nbodies; ++i) {
     updatePlacement(m, d, i, q);
     if (m.flex[i].has_tip && hasTipChildren(m, i)) updateTip(m, d, i, q);
@@ -108,6 +109,9 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   auto top_w = W.segment<3>(3);
   auto bottom = W.tail(nf);
   const bool full = fb.model == FlexModel::kFull && fb.beam;
+  // (Products with the modal matrices, dynamic-sized, are evaluated into these: an expression
+  // would put their temporaries on the heap.)
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxModes, 1> p1(nf), p2(nf);
   if (Mf != nullptr) {
     Mf->topLeftCorner<6, 6>() = m.inertia_matrix[i];
     Mf->topRightCorner(6, nf) = fb.M_td;
@@ -120,7 +124,9 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
     top_v += Mv * dd2 + w.cross(fv);
     top_w += Mw * dd2 + w.cross(fn);
     if (fb.model != FlexModel::kConstantMassPrinted) top_w += vv.cross(fv);
-    bottom = fb.M_td.transpose() * acc + fb.M_dd * dd2;
+    p1.noalias() = fb.M_td.transpose() * acc;
+    p2.noalias() = fb.M_dd * dd2;
+    bottom = p1 + p2;
   } else {
     // Newton's law on the deformed beam (see flexible.hpp and model/flexible.hpp).
     const Vector3 a_O = acc.head<3>() + w.cross(vv);  // classical acceleration of the origin
@@ -155,7 +161,8 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
       bottom[k] = fb.Vu.col(k).dot(a_O) + Hd.col(k).dot(al) + w.dot(R2 * w) - w2 * R2.trace() +
                   2 * w.dot(xk);
     }
-    bottom += fb.M_dd * dd2;
+    p1.noalias() = fb.M_dd * dd2;
+    bottom += p1;
     if (Mf != nullptr) {
       Mf->block<3, 3>(0, 3) -= skew(u);
       Mf->block<3, 3>(3, 0) += skew(u);
@@ -164,7 +171,9 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
       Mf->block(6, 3, nf, 3) = Hd.transpose();
     }
   }
-  bottom += fb.K * delta + fb.D * ddelta;
+  p1.noalias() = fb.K * delta;
+  p2.noalias() = fb.D * ddelta;
+  bottom += p1 + p2;
 }
 
 // Outward pass: placements, twists, accelerations (with a, or the velocity-product part when
@@ -172,6 +181,7 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
 // with_inertia).
 void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
              const BodyWrenches* fext, bool with_inertia) {
+  d.factorized = false;
   Vector6 a_world = Vector6::Zero();
   a_world.head<3>() = -m.gravity_W;
   for (int i = 0; i < m.nbodies; ++i) {
@@ -331,6 +341,34 @@ const VectorXd& nonlinearEffects(const Model& m, Data& d, const VectorXd& q, con
 
 namespace {
 
+// One body of the lower sweep: μ_i = Ā μ_p + P X_i, X_i = Δ⁻¹ (X̂ - φ̄ᵀ Ā μ_p) written into out
+// (jn: the joint's free coordinates).
+void lowerStep(const Model& m, Data& d, int i, int jn, VectorXd& out) {
+  FlexWork& fw = d.flex[i];
+  const Joint& j = m.joint[i];
+  const int nf = m.flex[i].nf, ext = 6 + nf, dof = jn + nf;
+  const int p = m.parent[i];
+  fw.mu.setZero(ext);
+  if (p >= 0) {
+    const FlexWork& P = d.flex[p];
+    if (m.at_tip[i]) {
+      const Vector6 mu_E = motionToChild(P.X_PE, Vector6(P.mu.head<6>())) +
+                           P.S_E * P.mu.tail(m.flex[p].nf);
+      fw.mu.head<6>() = motionToChild(fw.X_EB, mu_E);
+    } else {
+      fw.mu.head<6>() = motionToChild(d.X_parent[i], Vector6(P.mu.head<6>()));
+    }
+  }
+  if (dof > 0) {
+    const ExtVector rhs = fw.xhat - fw.phibar.transpose() * fw.mu;
+    const ExtVector y = fw.Delta.solve(rhs);
+    out.segment(j.idx_v, jn) = y.head(jn);
+    out.segment(m.flex[i].idx_v, nf) = y.tail(nf);
+    if (jn > 0) fw.mu.head<6>() += detail::jointMotion(j, d.S[i], y.data());
+    fw.mu.tail(nf) += y.tail(nf);
+  }
+}
+
 // The two sweeps of the articulated recursion (Alg. A.3 with extended bodies), after
 // outward(..., true). x holds forces, except, where driven[i] is set for body i, the
 // acceleration of joint i (hybrid dynamics, Featherstone RBDA §9.2): such a joint is not
@@ -384,28 +422,7 @@ void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* d
     FlexWork& fw = d.flex[i];
     const Joint& j = m.joint[i];
     const bool drv = driven && driven[i];
-    const int jn = drv ? 0 : j.nv;
-    const int nf = m.flex[i].nf, ext = 6 + nf, dof = jn + nf;
-    const int p = m.parent[i];
-    fw.mu.setZero(ext);
-    if (p >= 0) {
-      const FlexWork& P = d.flex[p];
-      if (m.at_tip[i]) {
-        const Vector6 mu_E = motionToChild(P.X_PE, Vector6(P.mu.head<6>())) +
-                             P.S_E * P.mu.tail(m.flex[p].nf);
-        fw.mu.head<6>() = motionToChild(fw.X_EB, mu_E);
-      } else {
-        fw.mu.head<6>() = motionToChild(d.X_parent[i], Vector6(P.mu.head<6>()));
-      }
-    }
-    if (dof > 0) {
-      const ExtVector rhs = fw.xhat - fw.phibar.transpose() * fw.mu;
-      const ExtVector y = fw.Delta.solve(rhs);
-      d.ddq.segment(j.idx_v, jn) = y.head(jn);
-      d.ddq.segment(m.flex[i].idx_v, nf) = y.tail(nf);
-      if (jn > 0) fw.mu.head<6>() += detail::jointMotion(j, d.S[i], y.data());
-      fw.mu.tail(nf) += y.tail(nf);
-    }
+    lowerStep(m, d, i, drv ? 0 : j.nv, d.ddq);
     if (drv) {
       d.ddq.segment(j.idx_v, j.nv) = x.segment(j.idx_v, j.nv);
       fw.mu.head<6>() += detail::jointMotion(j, d.S[i], x.data() + j.idx_v);
@@ -427,7 +444,35 @@ const VectorXd& forwardDynamics(const Model& m, Data& d, const VectorXd& q, cons
   detail::checkSize(tau.size(), m.nv, "tau", "forwardDynamics");
   outward(m, d, q, v, nullptr, fext, true);
   articulatedSweeps(m, d, tau, nullptr);
+  d.factorized = true;
   return d.ddq;
+}
+
+const VectorXd& solveMassMatrix(const Model& m, Data& d, const VectorXd& b) {
+  detail::checkSize(b.size(), m.nv, "b", "solveMassMatrix");
+  if (!d.factorized) throw std::logic_error("solveMassMatrix: call forwardDynamics first (flexible model)");
+  // The sweeps of forwardDynamics on its factors (φ̄_i, Δ_i), with no bias wrench.
+  for (int i = 0; i < m.nbodies; ++i) d.flex[i].w.setZero(6 + m.flex[i].nf);
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    FlexWork& fw = d.flex[i];
+    const Joint& j = m.joint[i];
+    const int nf = m.flex[i].nf;
+    if (j.nv + nf > 0) {
+      fw.xhat.head(j.nv) = b.segment(j.idx_v, j.nv);
+      fw.xhat.head(j.nv).noalias() -= d.S[i].leftCols(j.nv).transpose() * fw.w.head<6>();
+      fw.xhat.tail(nf) = b.segment(m.flex[i].idx_v, nf) - fw.w.tail(nf);
+    }
+    const int p = m.parent[i];
+    if (p < 0) break;
+    Vector6 z = fw.w.head<6>();
+    if (j.nv + nf > 0) {
+      const ExtVector y = fw.Delta.solve(fw.xhat);
+      z += fw.phibar.topRows<6>() * y;
+    }
+    wrenchToParent(m, d, i, z, d.flex[p].w);
+  }
+  for (int i = 0; i < m.nbodies; ++i) lowerStep(m, d, i, m.joint[i].nv, d.x);
+  return d.x;
 }
 
 const VectorXd& hybridDynamics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v,
@@ -443,7 +488,7 @@ const VectorXd& hybridDynamics(const Model& m, Data& d, const VectorXd& q, const
 
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
   detail::checkSize(q.size(), m.nq, "q", "massMatrix");
-  const VectorXd zero = VectorXd::Zero(m.nv);
+  const VectorXd& zero = d.flex_zero;
   // M_f(δ) of each body (velocities are irrelevant to it).
   placements(m, d, q);
   for (int i = 0; i < m.nbodies; ++i) {

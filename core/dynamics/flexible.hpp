@@ -32,6 +32,9 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                        const BodyWrenches* fext);
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
+// x = H⁻¹ b on the factors of the last forwardDynamics (its articulated sweeps with no bias), in
+// O(n). Result in data.x.
+const Eigen::VectorXd& solveMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& b);
 // Hybrid dynamics in O(n) (see dynamics/hybrid_dynamics.hpp): driven[i] != 0 (size nbodies) marks
 // the bodies whose joint accelerations x gives; every other coordinate of x is a force. Results
 // in data.ddq and data.tau (returned).

@@ -123,6 +123,10 @@ const Eigen::VectorXd& forwardDynamics(const Model& m, Data& d, const Eigen::Vec
 
 void factorizeMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
   if (m.hasMimicJoints()) return mimic::factorizeMassMatrix(m, d, q);
+  if (m.hasFlexibleBodies()) {  // the factors of the forward dynamics (they depend on q alone)
+    general::forwardDynamics(m, d, q, d.flex_zero, d.flex_zero, nullptr);
+    return;
+  }
   detail::checkSize(q.size(), m.nq, "q", "factorizeMassMatrix");
   for (int i = 0; i < m.nbodies; ++i) {
     detail::updateJointPlacement(m, d, i, q.data());
@@ -136,6 +140,7 @@ void factorizeMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
 
 const Eigen::VectorXd& solveMassMatrix(const Model& m, Data& d, const Eigen::VectorXd& b) {
   if (m.hasMimicJoints()) return mimic::solveMassMatrix(m, d, b);
+  if (m.hasFlexibleBodies()) return general::solveMassMatrix(m, d, b);
   detail::checkSize(b.size(), m.nv, "b", "solveMassMatrix");
   if (!d.factorized) throw std::logic_error("solveMassMatrix: call factorizeMassMatrix first");
   for (int i = 0; i < m.nbodies; ++i) d.eta[i].setZero();

@@ -21,7 +21,8 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
 
 // The factors M̄_i, φ_i, Δ_i of H(q) = U Δ Uᵀ, kept in data for solveMassMatrix.
 void factorizeMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
-// x = H⁻¹ b with the factors of the last factorizeMassMatrix (or forwardDynamics), in O(n).
+// x = H⁻¹ b with the factors of the last factorizeMassMatrix (or forwardDynamics), in O(n); on
+// a flexible model any other algorithm run since on the same data spoils them (std::logic_error).
 // Result in data.x.
 const Eigen::VectorXd& solveMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& b);
 

@@ -66,21 +66,48 @@ const Eigen::VectorXd& hybridDynamics(const Model& m, Data& d, const Eigen::Vect
     }
     if (whole_joints) return general::hybridDynamics(m, d, q, v, x, driven, fext);
   }
-  const Eigen::VectorXd h = nonlinearEffects(m, d, q, v, fext);
+  // The dense form, in Data's scratch: blocks copied there (Eigen's indexed views would copy their
+  // index lists, and products of them make temporaries), in buffers of the largest sizes so that
+  // calls with different splits of the coordinates do not reallocate.
+  const auto nf = static_cast<Eigen::Index>(free.size()), np = static_cast<Eigen::Index>(prescribed.size());
+  if (d.hybrid_Hff.size() < m.nv * m.nv) {
+    d.hybrid_Hff.resize(m.nv, m.nv);
+    d.hybrid_Hfp.resize(m.nv, m.nv);
+    d.hybrid_rhs.resize(m.nv);
+    d.hybrid_x.resize(m.nv);
+  }
+  Eigen::VectorXd& h = d.hybrid_h;
+  h = nonlinearEffects(m, d, q, v, fext);
   const Eigen::MatrixXd& H = massMatrix(m, d, q);
   d.ddq.setZero();
   d.tau = x;
   for (int i : prescribed) d.ddq[i] = x[i];
-  if (!free.empty()) {
+  Eigen::Map<Eigen::VectorXd> xp(d.hybrid_x.data(), np);
+  if (nf > 0) {
     // rhs = τ_f - h_f - H_fp q̈_p
-    Eigen::VectorXd rhs = x(free) - h(free);
-    if (!prescribed.empty()) rhs.noalias() -= H(free, prescribed) * x(prescribed);
-    const Eigen::MatrixXd Hff = H(free, free);
-    const Eigen::VectorXd a_free = Hff.llt().solve(rhs);
-    d.ddq(free) = a_free;
+    Eigen::Map<Eigen::VectorXd> rhs(d.hybrid_rhs.data(), nf);
+    for (Eigen::Index k = 0; k < nf; ++k) rhs[k] = x[free[k]] - h[free[k]];
+    if (np > 0) {
+      Eigen::Map<Eigen::MatrixXd> Hfp(d.hybrid_Hfp.data(), nf, np);
+      for (Eigen::Index j = 0; j < np; ++j) {
+        for (Eigen::Index i = 0; i < nf; ++i) Hfp(i, j) = H(free[i], prescribed[j]);
+        xp[j] = x[prescribed[j]];
+      }
+      rhs.noalias() -= Hfp * xp;
+    }
+    Eigen::Map<Eigen::MatrixXd> Hff(d.hybrid_Hff.data(), nf, nf);
+    for (Eigen::Index j = 0; j < nf; ++j) {
+      for (Eigen::Index i = 0; i < nf; ++i) Hff(i, j) = H(free[i], free[j]);
+    }
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(Hff);  // in place
+    llt.solveInPlace(rhs);
+    for (Eigen::Index k = 0; k < nf; ++k) d.ddq[free[k]] = rhs[k];
   }
-  if (!prescribed.empty()) {
-    d.tau(prescribed) = H(prescribed, Eigen::all) * d.ddq + h(prescribed);
+  if (np > 0) {
+    Eigen::Map<Eigen::MatrixXd> Hp(d.hybrid_Hfp.data(), np, m.nv);
+    for (Eigen::Index i = 0; i < np; ++i) Hp.row(i) = H.row(prescribed[i]);
+    xp.noalias() = Hp * d.ddq;
+    for (Eigen::Index k = 0; k < np; ++k) d.tau[prescribed[k]] = xp[k] + h[prescribed[k]];
   }
   return d.tau;
 }

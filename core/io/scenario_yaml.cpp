@@ -562,21 +562,25 @@ void readRequirements(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
 
 void readRun(const yaml::Reader& r, const YAML::Node& n, Scenario& s) {
   const std::string w = "run";
-  r.checkKeys(n, {"duration", "integrator", "step", "rtol", "atol", "max_step", "record_rate",
-                  "control_rate", "end_effector"}, w);
+  r.checkKeys(n, {"duration", "integrator", "step", "rtol", "atol", "max_step", "quasi_static_above",
+                  "record_rate", "control_rate", "end_effector"}, w);
   RunSettings& run = s.run;
   if (n["duration"].IsDefined()) run.duration = r.positive(n["duration"], w + ".duration");
   if (n["integrator"].IsDefined()) {
-    const std::string name = r.choice(n["integrator"], {"rk4", "dopri5", "rk43", "ros34pw2"}, w + ".integrator");
-    run.integrator = name == "rk4"        ? IntegratorType::kRk4
-                     : name == "rk43"     ? IntegratorType::kRk43
-                     : name == "ros34pw2" ? IntegratorType::kRosenbrockW
-                                          : IntegratorType::kDormandPrince;
+    const std::string name = r.choice(n["integrator"], {"rk4", "dopri5", "rk43", "ros34pw2", "quasi_static"}, w + ".integrator");
+    run.integrator = name == "rk4"            ? IntegratorType::kRk4
+                     : name == "rk43"         ? IntegratorType::kRk43
+                     : name == "ros34pw2"     ? IntegratorType::kRosenbrockW
+                     : name == "quasi_static" ? IntegratorType::kQuasiStatic
+                                              : IntegratorType::kDormandPrince;
   }
   if (n["step"].IsDefined()) run.step = r.positive(n["step"], w + ".step");
   if (n["rtol"].IsDefined()) run.rtol = r.positive(n["rtol"], w + ".rtol");
   if (n["atol"].IsDefined()) run.atol = r.positive(n["atol"], w + ".atol");
   if (n["max_step"].IsDefined()) run.max_step = r.positive(n["max_step"], w + ".max_step");
+  if (n["quasi_static_above"].IsDefined()) {
+    run.quasi_static_above = r.nonNegative(n["quasi_static_above"], w + ".quasi_static_above");
+  }
   if (n["record_rate"].IsDefined()) run.record_rate = r.positive(n["record_rate"], w + ".record_rate");
   if (n["control_rate"].IsDefined()) run.control_rate = r.nonNegative(n["control_rate"], w + ".control_rate");
   if (n["end_effector"].IsDefined()) run.end_effector = r.string(n["end_effector"], w + ".end_effector");
@@ -1061,6 +1065,7 @@ std::string scenarioToYaml(const Scenario& s) {
   e << YAML::Key << "rtol" << YAML::Value << run.rtol;
   e << YAML::Key << "atol" << YAML::Value << run.atol;
   e << YAML::Key << "max_step" << YAML::Value << run.max_step;
+  e << YAML::Key << "quasi_static_above" << YAML::Value << run.quasi_static_above;
   e << YAML::Key << "record_rate" << YAML::Value << run.record_rate;
   e << YAML::Key << "control_rate" << YAML::Value << run.control_rate;
   if (!run.end_effector.empty()) e << YAML::Key << "end_effector" << YAML::Value << run.end_effector;

@@ -38,16 +38,26 @@ std::vector<int> chainTo(const Model& m, int body) {
 
 // The arm's clearance from the debris' box (debris frame), outside the approach corridor: a
 // cylinder on the grasp point's outward axis (from the centre of mass through the grasp point).
+// obstacles: scratch (its capacity kept from call to call).
 double clearanceFromDebris(const ChainCollision& arm, const Data& d, const Vector3& hand,
-                           const FeasibilityOptions& o, const DebrisProperties& debris, const DebrisState& s) {
+                           const FeasibilityOptions& o, const DebrisProperties& debris, const DebrisState& s,
+                           std::vector<ConvexShape>& obstacles) {
+  struct Corridor {
+    Matrix3 R;
+    Vector3 r_W, target_B, axis;
+    const FeasibilityOptions& o;
+    bool contains(const Vector3& p) const {
+      const Vector3 rel = R.transpose() * (p - r_W) - target_B;
+      const double along = rel.dot(axis);
+      return along >= -o.link_radius && along <= o.corridor_length && (rel - along * axis).norm() <= o.corridor_radius;
+    }
+  };
   const Matrix3 R = quatToMatrix(s.Q_WB.normalized());
   const Vector3 axis = graspAxis(debris);
-  auto in_corridor = [&](const Vector3& p) {
-    const Vector3 rel = R.transpose() * (p - s.r_W) - debris.target_B;
-    const double along = rel.dot(axis);
-    return along >= -o.link_radius && along <= o.corridor_length && (rel - along * axis).norm() <= o.corridor_radius;
-  };
-  return arm.clearance(d, hand, {ConvexShape::box(0.5 * o.debris_size, {R, s.r_W})}, 0, in_corridor);
+  const Corridor corridor{R, s.r_W, debris.target_B, axis, o};
+  obstacles.assign(1, ConvexShape::box(0.5 * o.debris_size, {R, s.r_W}));
+  // (a lambda holding one reference: std::function keeps it without allocating)
+  return arm.clearance(d, hand, obstacles, 0, [&corridor](const Vector3& p) { return corridor.contains(p); });
 }
 
 // The worst (smallest) margin of one constraint, with the values that explain it (sentences
@@ -115,7 +125,18 @@ double debrisClearance(const Model& m, Data& d, const FeasibilityOptions& o, con
   if (o.debris_size.minCoeff() <= 0) return INFINITY;
   forwardKinematics(m, d, q);
   const ChainCollision arm(m, chainTo(m, m.frames[ee_frame].body), o.link_radius);
-  return clearanceFromDebris(arm, d, framePose(m, d, ee_frame).p, o, debris, state);
+  std::vector<ConvexShape> obstacles;
+  return clearanceFromDebris(arm, d, framePose(m, d, ee_frame).p, o, debris, state, obstacles);
+}
+
+DebrisClearanceMonitor::DebrisClearanceMonitor(const Model& m, const FeasibilityOptions& o, int ee_frame)
+    : options_(o), ee_frame_(ee_frame), arm_(m, chainTo(m, m.frames.at(ee_frame).body), o.link_radius), obstacles_(1) {}
+
+double DebrisClearanceMonitor::operator()(const Model& m, Data& d, const Eigen::VectorXd& q,
+                                          const DebrisProperties& debris, const DebrisState& state) {
+  if (options_.debris_size.minCoeff() <= 0) return INFINITY;
+  forwardKinematics(m, d, q);
+  return clearanceFromDebris(arm_, d, framePose(m, d, ee_frame_).p, options_, debris, state, obstacles_);
 }
 
 PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o, const CapturePlan& plan,
@@ -151,6 +172,7 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   const Vector4 attitude0 = q.segment<4>(3).normalized();
   const std::vector<int> chain = chainTo(m, m.frames[ee_frame].body);
   const ChainCollision arm(m, chain, o.link_radius);
+  std::vector<ConvexShape> obstacles;  // (scratch of clearanceFromDebris)
   // The bus' collision shapes, or its box about its centre of mass, and the links checked against
   // it: from the third on (the first two carry the shoulder, mounted on the bus).
   const Inertia& bus = m.inertia[0];
@@ -201,10 +223,14 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     const Vector6 b = pointAccelerationWorld(m, d, ee_frame);
     // The generalized Jacobian's rows: the hand's position, and its pointing when the plan aligns.
     const Eigen::MatrixXd G = J(Eigen::all, joints) - J(Eigen::all, free) * react;
-    Eigen::MatrixXd A = G.topRows<3>();
-    Eigen::VectorXd task = a_des - b.head<3>();
-    if (plan.aligns()) {
-      appendPointing(A, task, G.bottomRows<3>(), b.tail<3>(), R_hand.col(2), w_hand, plan.pointing(t), o.kp, o.kd);
+    const bool point = plan.aligns();
+    Eigen::MatrixXd A(point ? 5 : 3, G.cols());
+    A.topRows<3>() = G.topRows<3>();
+    Eigen::VectorXd task(point ? 5 : 3);
+    task.head<3>() = a_des - b.head<3>();
+    if (point) {
+      pointingTask(G.bottomRows<3>(), b.tail<3>(), R_hand.col(2), w_hand, plan.pointing(t), o.kp, o.kd, A.bottomRows<2>(),
+                   task.tail<2>());
     }
     double sigma = 0;
     const Eigen::MatrixXd Ainv = dampedPseudoInverse(A, o.damping, o.singular_threshold, &sigma);
@@ -254,7 +280,7 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     // Clearances (forwardKinematics(q, v, ddq) above set the poses at q).
     const Vector3 hand = framePose(m, d, ee_frame).p;
     if (o.debris_size.minCoeff() > 0) {
-      const double c = clearanceFromDebris(arm, d, hand, o, plan.debrisProperties(), plan.debris(t));
+      const double c = clearanceFromDebris(arm, d, hand, o, plan.debrisProperties(), plan.debris(t), obstacles);
       out.clearance = std::min(out.clearance, c);
       see(debris_clear, o.clearance > 0 ? c / o.clearance - 1 : c, c, o.clearance);
     }

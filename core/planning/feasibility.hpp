@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "core/dynamics/data.hpp"
+#include "core/geometry/collision.hpp"
 #include "core/planning/capture_planner.hpp"
 #include "core/sim/scenario.hpp"
 
@@ -108,6 +109,21 @@ PlanCheck checkCapturePlan(const Model& model, Data& data, const FeasibilityOpti
 double debrisClearance(const Model& model, Data& data, const FeasibilityOptions& options,
                        const Eigen::VectorXd& q, int ee_frame, const DebrisProperties& debris,
                        const DebrisState& state);
+
+// The same for a caller that watches it at every control instant (the abort monitor): the arm's
+// capsules and shapes are built once, and a call allocates nothing.
+class DebrisClearanceMonitor {
+ public:
+  DebrisClearanceMonitor(const Model& model, const FeasibilityOptions& options, int ee_frame);
+  double operator()(const Model& model, Data& data, const Eigen::VectorXd& q, const DebrisProperties& debris,
+                    const DebrisState& state);
+
+ private:
+  FeasibilityOptions options_;
+  int ee_frame_;
+  ChainCollision arm_;
+  std::vector<ConvexShape> obstacles_;
+};
 
 struct CaptureWindow {
   bool found = false;

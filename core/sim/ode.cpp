@@ -122,13 +122,19 @@ int AdaptiveRk::attempt(const OdeFunction& f, double t, double h, const Eigen::V
   return 6;
 }
 
-void AdaptiveRk::advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x) {
+void AdaptiveRk::advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x,
+                         const Eigen::VectorXd* f0) {
   const AdaptiveOptions& o = options_;
   if (!(t_end >= t)) throw std::invalid_argument("AdaptiveRk::advance: t_end < t");
-  // k1 is evaluated afresh on each call: the caller may have changed x or f (a sampled control,
-  // an event) since the last one. Within the call, the last stage of a step is k1 of the next (FSAL).
-  f(t, x, k_[0]);
-  ++stats_.evaluations;
+  // k1 is evaluated afresh on each call (unless given): the caller may have changed x or f (a
+  // sampled control, an event) since the last one. Within the call, the last stage of a step is
+  // k1 of the next (FSAL).
+  if (f0 != nullptr) {
+    k_[0] = *f0;
+  } else {
+    f(t, x, k_[0]);
+    ++stats_.evaluations;
+  }
   while (t < t_end) {
     double h = std::min({h_, o.h_max, t_end - t});
     for (;;) {

@@ -55,7 +55,11 @@ class AdaptiveRk {
 
   // Advances x from t to exactly t_end with accepted adaptive steps. Throws std::runtime_error if
   // the step size falls below h_min or the state stops being finite (the message says when).
-  void advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x);
+  // f0: f(t, x) if the caller has it (it is then not evaluated).
+  void advance(const OdeFunction& f, double t, double t_end, Eigen::VectorXd& x,
+               const Eigen::VectorXd* f0 = nullptr);
+  // After advance: f(t_end, x) (the last stage of the last step, first same as last).
+  const Eigen::VectorXd& lastDerivative() const { return k_[0]; }
 
   const AdaptiveStats& stats() const { return stats_; }
   double lastStep() const { return h_; }

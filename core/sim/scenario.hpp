@@ -225,14 +225,17 @@ enum class IntegratorType {
   kRk43,           // adaptive RK4(3): 4x more stable on fast undamped modes (flexible models)
   kRosenbrockW,    // adaptive ROS34PW2, linearly implicit in the modal stiffness and damping:
                    //   steps set by the motion, not by the stiffest mode (flexible models)
+  kQuasiStatic,    // the modes above run.quasi_static_above condensed to their static deflection
+                   //   (sim/quasi_static), the rest by adaptive Dormand–Prince 5(4) (flexible models)
 };
 
-// The scenario file's word for an integrator: rk4, dopri5, rk43, ros34pw2.
+// The scenario file's word for an integrator: rk4, dopri5, rk43, ros34pw2, quasi_static.
 inline const char* integratorName(IntegratorType t) {
   switch (t) {
     case IntegratorType::kRk4: return "rk4";
     case IntegratorType::kRk43: return "rk43";
     case IntegratorType::kRosenbrockW: return "ros34pw2";
+    case IntegratorType::kQuasiStatic: return "quasi_static";
     default: return "dopri5";
   }
 }
@@ -243,6 +246,8 @@ struct RunSettings {
   double step = 1e-3;                            // [s] RK4 step
   double rtol = 1e-8, atol = 1e-10;              // adaptive integrators' tolerances
   double max_step = 0.02;                        // [s] adaptive integrators
+  double quasi_static_above = 100;               // [rad/s] integrator quasi_static: modes of a
+                                                 //   higher frequency keep only their static deflection
   double record_rate = 50;                       // [Hz] recorded samples per second
   double control_rate = 0;                       // [Hz] controllers sampled with a zero-order hold,
                                                  //   as on board; 0: at every evaluation

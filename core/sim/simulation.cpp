@@ -20,6 +20,7 @@
 #include "core/planning/feasibility.hpp"
 #include "core/sim/modal_stiffness.hpp"
 #include "core/sim/ode.hpp"
+#include "core/sim/quasi_static.hpp"
 #include "core/world/environment.hpp"
 
 namespace grapple::core {
@@ -84,6 +85,13 @@ struct Simulation::Impl {
   std::unique_ptr<AdaptiveRk> adaptive;
   std::unique_ptr<RosenbrockW> rosenbrock;
   std::unique_ptr<ModalStiffness> stiffness;  // its J: the modal stiffness and damping
+  std::unique_ptr<QuasiStaticModes> quasi_static;  // integrator quasi_static: the condensed modes
+  Eigen::VectorXd q_r, v_r, tau_r, ddq_qs;         // ... the reduced model's coordinates, and
+                                                   //   its accelerations in the full model's
+  Eigen::VectorXd f0, tau_before;                  // f(t, x) for the next piece, if f0_valid
+  bool f0_valid = false;
+  std::unique_ptr<Data> qs_data;                   // the reduced model's, for the channels
+  Eigen::VectorXd q_out, v_out;
   bool sampled = false;        // controllers at control_rate with a zero-order hold
   long control_index = 0;      // next control instant: control_index / control_rate
   long rk4_steps = 0;
@@ -141,6 +149,22 @@ struct Simulation::Impl {
         has_environment(anyEnvironment(scenario.environment)) {}
 
   void evaluate(double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx);
+  // The chaser's momentum [p; L] and kinetic, elastic and potential energies at (q, v) as the
+  // integrated model has them: with quasi-static modes the reduced model's (those modes locked),
+  // whose momentum and energy balance the integration keeps; the condensed modes' strain energy,
+  // of the order of the dynamics dropped, is left out of the balance.
+  struct Balance {
+    Vector6 momentum;
+    double kinetic, elastic, potential;
+  };
+  Balance balance();
+  // What an evaluation at (tt, xx) sets before the dynamics: q, v, the debris, the wrenches, τ.
+  void inputs(double tt, const Eigen::VectorXd& xx);
+  // dx's actuator power and fuel rate, from tau and v.
+  void actuatorRates(Eigen::VectorXd& dx) const;
+  // Quasi-static modes, sampled control: f0 = f(t, x) under the forces held before the control
+  // instant (tau_before) made f(t, x) under the new ones (tau_hold), without a new evaluation.
+  void retargetDerivative();
   // Environment wrenches (fext) and actuator forces (tau: commanded in tau_cmd, then limited) at
   // time tt for the state in q, v.
   void environmentWrenches(double tt);
@@ -313,24 +337,40 @@ void Simulation::Impl::sampleControl() {
   tau_hold = tau;
 }
 
-void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx) {
-  ++evaluations;
-  const Model& m = model;
+void Simulation::Impl::inputs(double tt, const Eigen::VectorXd& xx) {
   q = xx.head(nq);
   v = xx.segment(nq, nv);
+  // Quasi-static modes: the motion is the reduced model's, with the condensed modes locked (their
+  // deflection, set at the recording instants, is an output only).
+  if (quasi_static) quasi_static->lockQ(q);
   if (scenario.debris.enabled) debris_now = debrisOf(xx, idebris);
   environmentWrenches(tt);
-  const BodyWrenches* fe = fext_used ? &fext : nullptr;
   if (sampled) {
     tau = tau_hold;
     solved = false;
   } else {
     control(tt);
   }
-  const Eigen::VectorXd& ddq = solved ? *solved_ddq : forwardDynamics(m, data, q, v, tau, fe);
+}
+
+void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx) {
+  ++evaluations;
+  const Model& m = model;
+  inputs(tt, xx);
+  const BodyWrenches* fe = fext_used ? &fext : nullptr;
   dx.resize(nx);
   dx.head(nq) = configurationRate(m, q, v);
-  dx.segment(nq, nv) = ddq;
+  if (quasi_static) {
+    QuasiStaticModes& qs = *quasi_static;
+    qs.gatherQ(q, q_r);
+    qs.gatherV(v, v_r);
+    qs.gatherV(tau, tau_r);
+    ddq_qs.resize(nv);
+    qs.scatterV(forwardDynamics(qs.reduced(), qs.reducedData(), q_r, v_r, tau_r, fe), ddq_qs);
+    dx.segment(nq, nv) = ddq_qs;
+  } else {
+    dx.segment(nq, nv) = solved ? *solved_ddq : forwardDynamics(m, data, q, v, tau, fe);
+  }
   if (attached) {
     dx.segment<13>(idebris).setZero();  // carried by the hand: set from it at each recording
   } else if (scenario.debris.enabled) {
@@ -344,10 +384,11 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     dx.segment<3>(idebris + 10) = r.w;
   }
   // Powers: actuators, environment (t_iᵀ f_i, both at body i's origin in body i), damping.
-  dx[iwork] = tau.dot(v);
+  actuatorRates(dx);
   double p_ext = 0;
   if (fext_used) {
-    for (int i = 0; i < m.nbodies; ++i) p_ext += data.t[i].dot(fext[i]);
+    const Data& dt = quasi_static ? quasi_static->reducedData() : data;  // (the twists of the last dynamics)
+    for (int i = 0; i < m.nbodies; ++i) p_ext += dt.t[i].dot(fext[i]);
   }
   dx[iwork + 1] = p_ext;
   double p_diss = 0;
@@ -358,11 +399,49 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     p_diss += dd.dot(fb.D * dd);
   }
   dx[iwork + 2] = p_diss;
+}
+
+Simulation::Impl::Balance Simulation::Impl::balance() {
+  const Model* bm = &model;
+  Data* bd = &data;
+  const Eigen::VectorXd *bq = &q, *bv = &v;
+  if (quasi_static) {
+    quasi_static->gatherQ(q, q_out);
+    quasi_static->gatherV(v, v_out);
+    bm = &quasi_static->reduced();
+    bd = qs_data.get();
+    bq = &q_out;
+    bv = &v_out;
+  }
+  Balance b;
+  b.momentum = momentum(*bm, *bd, *bq, *bv);
+  b.kinetic = kineticEnergy(*bm, *bd, *bq, *bv);
+  b.elastic = bm->hasFlexibleBodies() ? general::elasticEnergy(*bm, *bq) : 0.0;
+  b.potential = potentialEnergy(*bm, *bd, *bq);
+  return b;
+}
+
+void Simulation::Impl::actuatorRates(Eigen::VectorXd& dx) const {
+  dx[iwork] = tau.dot(v);
   // Fuel (thesis eq. 9.1, g0 = 9.81 m/s² as there).
   dx[iwork + 3] = 0;
-  if (const auto& th = scenario.chaser.thrusters; th && m.hasFreeBase()) {
+  if (const auto& th = scenario.chaser.thrusters; th && model.hasFreeBase()) {
     dx[iwork + 3] = (tau.head<3>() + tau.segment<3>(3) / th->lever_arm).norm() / (9.81 * th->isp);
   }
+}
+
+void Simulation::Impl::retargetDerivative() {
+  QuasiStaticModes& qs = *quasi_static;
+  // The forward dynamics is affine in τ: the new forces add H⁻¹ Δτ to the accelerations (H's
+  // factors are those of the last evaluation, at this state), and change the actuators' power.
+  tau_before = tau_hold - tau_before;  // Δτ
+  qs.gatherV(tau_before, v_r);
+  qs.scatterV(solveMassMatrix(qs.reduced(), qs.reducedData(), v_r), ddq_qs);
+  f0.segment(nq, nv) += ddq_qs;
+  q = x.head(nq);
+  v = x.segment(nq, nv);
+  tau = tau_hold;
+  actuatorRates(f0);
 }
 
 void Simulation::Impl::setUpChannels() {
@@ -451,14 +530,26 @@ void Simulation::Impl::setUpChannels() {
 void Simulation::Impl::record() {
   const Model& m = model;
   Eigen::VectorXd dx(nx);
-  evaluate(t, x, dx);  // τ and the wrenches at this instant
-  --evaluations;       // bookkeeping, not integration
+  if (quasi_static && f0_valid) {
+    inputs(t, x);  // τ and the wrenches at this instant, whose derivative f0 is
+    ddq_qs = f0.segment(nq, nv);
+  } else {
+    evaluate(t, x, dx);  // τ and the wrenches at this instant
+    --evaluations;       // bookkeeping, not integration
+  }
+  if (quasi_static) {
+    // The condensed modes' static deflection under the loads now (kept in the state, where the
+    // controllers see it until the next recording).
+    quasi_static->deflect(m, data, q, v, ddq_qs, fext_used ? &fext : nullptr);
+    x.head(nq) = q;
+  }
   std::size_t c = 0;
   auto put = [&](double value) { row_values[c++] = value; };
   put(t);
   if (attached) carryDebris();
   // Momentum of the whole system: the chaser and, until it is attached, the debris.
-  Vector6 mom = momentum(m, data, q, v);  // also forwardKinematics(q, v)
+  const Balance bal = balance();
+  Vector6 mom = bal.momentum;
   if (scenario.debris.enabled && !attached) {
     const DebrisState d = debrisOf(x, idebris);
     const double md = scenario.debris.properties.mass;
@@ -522,9 +613,7 @@ void Simulation::Impl::record() {
     const FlexibleBody& fb = m.flex[i];
     for (int k = 0; k < fb.nf; ++k) put(q[fb.idx_q + k]);
   }
-  const double ek = kineticEnergy(m, data, q, v);
-  const double ee = m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0;
-  const double ep = potentialEnergy(m, data, q);
+  const double ek = bal.kinetic, ee = bal.elastic, ep = bal.potential;
   const double total = ek + ee + ep;
   const double w_in = x[iwork], w_ext = x[iwork + 1], w_diss = x[iwork + 2];
   if (row == 0) energy0 = total;
@@ -686,30 +775,41 @@ double Simulation::Impl::attachDebris() {
   const Eigen::MatrixXd J_D = frameJacobian(m, data, ee_frame, XF.R.transpose() * (d.r_W - XF.p));
   Vector6 p_D;
   p_D << P.mass * d.v_W, R_WD * (P.inertia * d.w_B);
-  const double e_before = kineticEnergy(m, data, q, v) + 0.5 * P.mass * d.v_W.squaredNorm() +
-                          debrisRotationalEnergy(P, d);
+  const Balance before = balance();
+  const double e_before = before.kinetic + 0.5 * P.mass * d.v_W.squaredNorm() + debrisRotationalEnergy(P, d);
   const double total_before = e_before - 0.5 * P.mass * d.v_W.squaredNorm() - debrisRotationalEnergy(P, d) +
-                              (m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0) +
-                              potentialEnergy(m, data, q);
+                              before.elastic + before.potential;
   const Eigen::VectorXd h = massMatrix(m, data, q) * v + J_D.transpose() * p_D;
   m.inertia[attach_body] += Inertia::FromCom(P.mass, com_body, R_body_debris * P.inertia * R_body_debris.transpose());
   m.inertia_matrix[attach_body] = m.inertia[attach_body].matrix();
-  const Eigen::VectorXd v_plus = massMatrix(m, data, q).llt().solve(h);
+  Eigen::VectorXd v_plus;
+  if (quasi_static) {
+    // The condensed modes stay locked through the impact: the momentum balance of the others.
+    quasi_static->syncInertia(m);
+    const std::vector<int>& r = quasi_static->vMap();
+    const Eigen::MatrixXd H_rr = massMatrix(m, data, q)(r, r);
+    v_plus = Eigen::VectorXd::Zero(nv);
+    const Eigen::VectorXd v_r_plus = H_rr.llt().solve(Eigen::VectorXd(h(r)));
+    v_plus(r) = v_r_plus;
+  } else {
+    v_plus = massMatrix(m, data, q).llt().solve(h);
+  }
   x.segment(nq, nv) = v_plus;
   v = v_plus;
   attached = true;
   carryDebris();
-  const double e_after = kineticEnergy(m, data, q, v);
+  const Balance after_impact = balance();
+  const double e_after = after_impact.kinetic;
   // The impulse on the debris: its momentum after (moving with the hand) minus before.
   const DebrisState after = debrisOf(x, idebris);
   impact.happened = true;
   impact.impulse = P.mass * (after.v_W - d.v_W);
   impact.angular_impulse = R_WD * (P.inertia * (after.w_B - d.w_B));
   // The energy balance goes on from the composite's energy.
-  const double total_after = e_after + (m.hasFlexibleBodies() ? general::elasticEnergy(m, q) : 0.0) +
-                             potentialEnergy(m, data, q);
+  const double total_after = e_after + after_impact.elastic + after_impact.potential;
   energy0 += total_after - total_before;
   if (CaptureController* cc = captureController()) cc->attach(q);
+  f0_valid = false;  // (the state and the model changed)
   impact.energy_lost = e_before - e_after;
   return impact.energy_lost;
 }
@@ -743,6 +843,14 @@ Simulation::Simulation(Scenario scenario, Model model)
   }
   s.setInitialState();
   s.setUpChannels();
+  if (run.integrator == IntegratorType::kQuasiStatic) {
+    // The condensed modes start at rest (their deflection is set by the first record()).
+    s.quasi_static = std::make_unique<QuasiStaticModes>(s.model, run.quasi_static_above);
+    s.qs_data = std::make_unique<Data>(s.quasi_static->reduced(), s.quasi_static->reduced().hasFlexibleBodies());
+    Eigen::VectorXd v0 = s.x.segment(s.nq, s.nv);
+    s.quasi_static->lockV(v0);
+    s.x.segment(s.nq, s.nv) = v0;
+  }
   s.f = [&s](double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx) { s.evaluate(tt, xx, dx); };
   if (run.integrator != IntegratorType::kRk4) {
     AdaptiveOptions o;
@@ -871,7 +979,8 @@ bool Simulation::step() {
       const double t_sense = s.sensing ? s.sensing->nextInstant() : INFINITY;
       if (t_sense < t_piece) t_piece = t_sense;
       if (s.adaptive) {
-        s.adaptive->advance(s.f, s.t, t_piece, s.x);
+        s.adaptive->advance(s.f, s.t, t_piece, s.x, s.f0_valid ? &s.f0 : nullptr);
+        s.f0_valid = false;
       } else if (s.rosenbrock) {
         s.rosenbrock->advance(s.f, *s.stiffness, s.t, t_piece, s.x);
       } else {
@@ -890,8 +999,16 @@ bool Simulation::step() {
       s.t = t_piece;
       if (t_piece >= t_sense) s.sense();
       if (s.sampled && t_piece >= t_control) {
+        s.tau_before = s.tau_hold;
         s.sampleControl();
         ++s.control_index;
+        if (s.quasi_static) {
+          // The next piece starts from the last stage of this one (first same as last), under
+          // the new forces.
+          s.f0 = s.adaptive->lastDerivative();
+          s.retargetDerivative();
+          s.f0_valid = true;
+        }
       }
     }
     s.record();
@@ -902,6 +1019,7 @@ bool Simulation::step() {
     s.q = s.x.head(s.nq);
     s.v = s.x.segment(s.nq, s.nv);
     s.failure = e.what();
+    s.f0_valid = false;
     s.events.push_back({s.t, "integration_failure", e.what()});
     s.done = true;
     return false;

@@ -17,7 +17,10 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/control/capture_controller.hpp"
 #include "core/io/model_yaml.hpp"
+#include "core/io/scenario_yaml.hpp"
+#include "core/sim/simulation.hpp"
 #include "tests/support/random_model.hpp"
 
 namespace {
@@ -126,11 +129,38 @@ class TestNoAlloc : public QObject {
     }
   }
 
-  // Hybrid dynamics on its O(n) rigid path (the joint-path law calls it at every evaluation): a
-  // free-floating arm with every joint driven. (The general recursions of flexible models still
-  // allocate small temporaries: ~150 per call on the complete chaser.)
+  // The general (flexible) recursions the integrator and the controllers call, on the complete
+  // flexible chaser.
+  void FlexibleRecursions_DoNotAllocate() {
+    const Model m = loadModelYaml(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/chaser.yaml");
+    Data d(m, true);
+    std::mt19937 rng(5);
+    const VectorXd q = randomConfiguration(m, rng);
+    const VectorXd v = VectorXd::Random(m.nv) * 0.1, a = VectorXd::Random(m.nv), tau = VectorXd::Random(m.nv);
+    const BodyWrenches fext(m.nbodies, Vector6::Ones());
+    const int frame = m.frameId("tool");
+    double sink = 0;
+    auto all = [&] {
+      forwardKinematics(m, d, q);
+      forwardKinematics(m, d, q, v);
+      sink += inverseDynamics(m, d, q, v, a, &fext)[0];
+      sink += nonlinearEffects(m, d, q, v)[0];
+      sink += massMatrix(m, d, q)(0, 0);
+      sink += forwardDynamics(m, d, q, v, tau, &fext)[0];
+      sink += solveMassMatrix(m, d, tau)[0];
+      sink += frameJacobian(m, d, frame, Vector3(0.1, 0.2, 0.3))(0, 0);
+    };
+    all();
+    const long n = allocationsOf(all);
+    QVERIFY2(n == 0, qPrintable(QString("%1 allocations").arg(n)));
+    QVERIFY(std::isfinite(sink));
+  }
+
+  // Hybrid dynamics (the joint-path law calls it at every control instant): on its O(n) rigid path,
+  // a free-floating arm with every joint driven, and on the dense one, the complete flexible
+  // chaser with its joints and bus attitude driven.
   void HybridDynamics_DoesNotAllocate() {
-    for (const char* file : {"mda_deos.yaml"}) {
+    for (const char* file : {"mda_deos.yaml", "chaser.yaml"}) {
       const Model m = loadModelYaml(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/" + file);
       Data d(m, m.hasFlexibleBodies());
       std::mt19937 rng(3);
@@ -151,6 +181,74 @@ class TestNoAlloc : public QObject {
       QVERIFY2(n == 0, qPrintable(QString("%1: %2 allocations").arg(file).arg(n)));
       QVERIFY(std::isfinite(sink));
     }
+  }
+
+  // The controllers' per-call path (they run at every control instant): the capture law in each of
+  // its phases and the joint-path servo, on the rigid and on the complete flexible chaser, with
+  // the bus attitude held (grasp_rigid.yaml's settings). Once a first call has sized their
+  // scratch, a call allocates nothing.
+  void Controllers_DoNotAllocatePerCall_data() {
+    QTest::addColumn<QString>("robot");
+    QTest::addColumn<QString>("mission");
+    QTest::newRow("rigid") << "robots/mda_deos.yaml" << "capture_rigid.yaml";
+    QTest::newRow("flexible") << "robots/chaser.yaml" << "capture_flexible.yaml";
+  }
+  void Controllers_DoNotAllocatePerCall() {
+    QFETCH(QString, robot);
+    QFETCH(QString, mission);
+    const std::string src = GRAPPLE_SOURCE_DIR;
+    // grasp_rigid.yaml's capture, with an abort monitor (its clearance check included) whose
+    // thresholds this state, frozen, does not cross.
+    const std::string capture_spec =
+        "[{type: capture, start: 0, matching: position_velocity_acceleration, w_u: 100, w_1: 1, kp: 4, kd: 4, "
+        "tolerance: 0.01, speed_tolerance: 0.01, hold: 1, post_kp: 0.01, post_kd: 0.2, "
+        "abort: {plan_error: 1.0, saturation_time: 100, bus_attitude_deg: 90, clearance: -10, retries: 2}}]";
+    LoadedScenario l = loadScenario(src + "/scenarios/grasp_rigid.yaml",
+                                    {{"chaser.robot", robot.toStdString()}, {"controllers", capture_spec}});
+    const Simulation sim(l.scenario, l.model);  // the initial state
+    const Model& m = sim.model();
+    Data data(m, m.hasFlexibleBodies());
+    const ControllerSpec* spec = nullptr;
+    for (const ControllerSpec& c : l.scenario.controllers) if (c.type == ControllerType::kCapture) spec = &c;
+    QVERIFY(spec != nullptr);
+    CaptureController capture(m, *spec, l.scenario.chaser, l.scenario.debris.properties, m.frameId("tool"), sim.q());
+    VectorXd tau = VectorXd::Zero(m.nv);
+    const DebrisState debris = l.scenario.debris.initial;
+    const VectorXd v = VectorXd::Constant(m.nv, 0.01);
+    ControlContext ctx{m, data, 0.0, sim.q(), v, nullptr, tau};
+    ctx.debris = &debris;
+    auto call = [&] {
+      tau.setZero();
+      capture.update(ctx);
+    };
+    call();  // plans
+    QCOMPARE(capture.phase(), CaptureController::Phase::kTracking);
+    ctx.t = 0.5;
+    call();
+    long n = allocationsOf(call);
+    QVERIFY2(n == 0, qPrintable(QString("capture law, tracking: %1 allocations").arg(n)));
+    QCOMPARE(capture.phase(), CaptureController::Phase::kTracking);  // (not aborted)
+    capture.attach(sim.q());
+    call();
+    n = allocationsOf(call);
+    QVERIFY2(n == 0, qPrintable(QString("capture law, after the grasp: %1 allocations").arg(n)));
+    // The joint-path servo of a joint_trajectory controller (computed torque, bus held).
+    LoadedScenario u = loadScenario(src + "/scenarios/" + mission.toStdString());
+    const Simulation unfold(u.scenario, u.model);
+    const Model& mu = unfold.model();
+    Data du(mu, mu.hasFlexibleBodies());
+    const auto controllers = makeControllers(mu, u.scenario, unfold.q(), endEffectorFrame(mu, u.scenario));
+    VectorXd tau_u = VectorXd::Zero(mu.nv);
+    const VectorXd vu = VectorXd::Zero(mu.nv);  // (at rest)
+    ControlContext cu{mu, du, 10.0, unfold.q(), vu, nullptr, tau_u};
+    auto servo = [&] {
+      tau_u.setZero();
+      controllers.front()->update(cu);
+    };
+    servo();
+    n = allocationsOf(servo);
+    QVERIFY2(n == 0, qPrintable(QString("joint servo: %1 allocations").arg(n)));
+    QVERIFY(tau.allFinite() && tau_u.allFinite());
   }
 };
 

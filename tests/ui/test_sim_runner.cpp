@@ -28,7 +28,7 @@ class TestSimRunner : public QObject {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("duration");
     QTest::newRow("grasp_rigid (capture controller)") << "grasp_rigid.yaml" << "6";
-    QTest::newRow("capture_flexible (30 DOF, rk43)") << "capture_flexible.yaml" << "1.5";
+    QTest::newRow("capture_flexible (30 DOF, quasi_static)") << "capture_flexible.yaml" << "1.5";
   }
   void runIsBitIdenticalToTheCli() {
     QFETCH(QString, file);
