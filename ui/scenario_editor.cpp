@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -33,6 +34,7 @@
 
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
+#include "core/io/scenario_schema.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "ui/main_window.hpp"
 
@@ -189,48 +191,37 @@ QString labelOf(const YAML::Node& n, int index) {
   return QString("[%1]").arg(index);
 }
 
-// The unit of a key where the format fixes it (scenarios/README.md).
-QString unitOf(const std::vector<Step>& steps) {
-  std::string key, parent, grand;
-  for (const Step& s : steps) {
-    if (s.index >= 0) continue;
-    grand = parent;
-    parent = key;
-    key = s.key;
+// The unit of a robot file's key (scenarios/README.md, "Robots"): inside chaser.model.
+QString robotUnitOf(const std::string& parent, const std::string& key) {
+  if (parent == "tip_load") return key == "mass" ? "kg" : "kg m²";
+  if (parent == "inertia" || key == "inertia" || key == "armature") return "kg m²";
+  static const std::map<std::string, QString> kUnits{
+      {"mass", "kg"},    {"com", "m"},      {"xyz", "m"},      {"length", "m"},      {"root", "m"},
+      {"size", "m"},     {"radius", "m"},   {"d", "m"},        {"a", "m"},           {"rpy", "rad"},
+      {"alpha", "rad"},  {"theta", "rad"},  {"lower", "rad"},  {"upper", "rad"},     {"density", "kg/m³"},
+      {"area", "m²"},    {"young", "Pa"},   {"shear", "Pa"},   {"Iy", "m⁴"},         {"Iz", "m⁴"},
+      {"frequency", "rad/s"}, {"gravity", "m/s²"}, {"damping_ratio", "ξ"}};
+  const auto it = kUnits.find(key);
+  return it == kUnits.end() ? QString() : it->second;
+}
+
+// The unit of the key at `steps`: the scenario format's (core/io/scenario_schema), or inside the
+// embedded robot the robot format's.
+QString unitOf(const YAML::Node& doc, const std::vector<Step>& steps) {
+  if (steps.size() > 2 && steps[0].key == "chaser" && steps[1].key == "model") {
+    std::string key, parent;
+    for (const Step& s : steps) {
+      if (s.index >= 0) continue;
+      parent = key;
+      key = s.key;
+    }
+    return robotUnitOf(parent, key);
   }
-  if (parent == "inertia" || key == "inertia") return "kg m²";
-  if (key == "mass" || (parent == "tip_load" && key == "mass")) return "kg";
-  if (parent == "tip_load") return "kg m²";
-  if (key == "com" || key == "xyz" || key == "length" || key == "root" || key == "size" || key == "altitude" ||
-      key == "lever_arm" || key == "arm_length" || key == "tolerance" || key == "d" || key == "a") {
-    return "m";
-  }
-  if (key == "rpy" || key == "alpha" || key == "theta" || key == "lower" || key == "upper") return "rad";
-  if (key == "rate_deg_s" || key == "reaction_rate_deg_s") return "°/s";
-  if (key == "first_angle_deg" || key == "rpy_deg") return "°";
-  if (key == "density") return parent == "drag" ? "kg/m³" : "kg/m³";
-  if (key == "area") return "m²";
-  if (key == "young" || key == "shear" || key == "pressure") return key == "pressure" ? "N/m²" : "Pa";
-  if (key == "Iy" || key == "Iz") return "m⁴";
-  if (key == "frequency") return "rad/s";
-  if (key == "duration" || key == "start" || key == "step" || key == "max_step" || key == "hold" || key == "horizon" ||
-      key == "isp" || key == "end" || key == "t" || key == "rotor_time_constant" || key == "joint_time_constant") {
-    return "s";
-  }
-  if (key == "record_rate" || key == "control_rate") return "Hz";
-  if (key == "gravity") return "m/s²";
-  if (key == "torque_limit") return "N m";
-  if (key == "armature") return "kg m²";
-  if (key == "speed_tolerance") return "m/s";
-  if (key == "twist") return "m/s, rad/s";
-  if (key == "attitude") return "[w x y z]";
-  if ((parent == "debris" || grand == "debris") && (key == "position" || key == "target")) return "m";
-  if (grand == "debris" && key == "velocity") return "m/s";
-  if (parent == "base" && key == "position") return "m";
-  if (grand == "joints" && key == "position") return "rad or m";
-  if (grand == "joints" && key == "velocity") return "rad/s or m/s";
-  if (key == "damping_ratio" || key == "structural_damping") return "ξ";
-  return {};
+  std::vector<core::PathStep> path;
+  for (const Step& s : steps) path.push_back({s.key, s.index});
+  const core::ScenarioKey* k = core::scenarioKeyAt(doc, path);
+  if (!k) return {};
+  return k->type == core::KeyType::kQuaternion ? "[w x y z]" : QString::fromStdString(k->unit);
 }
 
 // The document with the chaser's `robot` replaced (or followed, keep_robot) by `model`, in place.
@@ -914,7 +905,7 @@ void ScenarioEditor::rebuildTree() {
         key->setEditable(false);
         auto* value = new QStandardItem;
         value->setData(child_path, kPathRole);
-        auto* unit = new QStandardItem(unitOf(steps));
+        auto* unit = new QStandardItem(unitOf(doc_, steps));
         unit->setEditable(false);
         if (isLeaf(child)) {
           value->setText(QString::fromStdString(compact(child)));
@@ -1009,7 +1000,7 @@ void ScenarioEditor::showProperties() {
     auto* edit = new QLineEdit(QString::fromStdString(compact(value)), form_);
     edit->setObjectName("edit:" + value_path);
     edit->setToolTip(tr("YAML: a number, a word, or a list [a, b, c]; Enter applies"));
-    const QString unit = unitOf(value_steps);
+    const QString unit = unitOf(doc_, value_steps);
     QWidget* field = edit;
     if (!unit.isEmpty()) {
       field = new QWidget(form_);
