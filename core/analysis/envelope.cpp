@@ -52,7 +52,7 @@ EnvelopeGrid EnvelopeGrid::standard(const DebrisProperties& debris) {
 DebrisState envelopeDebrisState(const DebrisSpec& debris, const Vector3& axis_B, double rate_deg_s, double phase_deg) {
   DebrisState s = debris.initial;
   const Vector3 w = axis_B.normalized();
-  const Vector3 grasp = debris.properties.target_B.norm() > 0 ? Vector3(debris.properties.target_B.normalized()) : Vector3::UnitZ();
+  const Vector3 grasp = graspAxis(debris.properties);
   // The spin axis in inertial axes: horizontal, at the angle θ between the spin and the grasp
   // axes from -x, so that the grasp axis' cone about it passes through -x.
   const double theta = std::acos(std::clamp(w.dot(grasp), -1.0, 1.0));

@@ -121,6 +121,7 @@ void CaptureController::searchWindow(ControlContext& ctx) {
   const ControllerSpec::Capture& c = spec_.capture;
   WindowSearchOptions ws;
   ws.horizon = c.window.horizon;
+  ws.periods = c.window.periods;
   ws.step_deg = c.window.step_deg;
   ws.min_step = c.window.min_step;
   window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_, ws, plannerOptions(), debris_,
@@ -236,6 +237,7 @@ CapturePlannerOptions CaptureController::plannerOptions() const {
   o.horizon = c.horizon;
   o.approach_distance = c.approach.distance;
   o.approach_time = c.approach.duration;
+  o.align = c.align;
   return o;
 }
 
@@ -251,6 +253,7 @@ void CaptureController::makePlan(ControlContext& ctx) {
   hand.position = framePose(m, ctx.data, ee_frame_).p;
   hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
   hand.acceleration = pointAccelerationWorld(m, ctx.data, ee_frame_).head<3>();
+  hand.axis = framePose(m, ctx.data, ee_frame_).R.col(2);
   CapturePlannerOptions o = plannerOptions();
   if (window_ && window_->found) {  // the duration and the approach the window chose
     o.final_time = window_->duration;
@@ -399,8 +402,12 @@ void CaptureController::track(ControlContext& ctx) {
   const Vector3 r = framePose(m, d, ee_frame_).p;
   const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
   const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
-  Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows<3>();
+  // The pointing task (capture.align) rides on the resolved-acceleration law only.
+  const bool point = plan_->aligns() && c.law == "resolved_acceleration" && !reactionless_;
+  Eigen::MatrixXd J = frameJacobian(m, d, ee_frame_).topRows(point ? 6 : 3);
   for (const FlexibleBody& f : m.flex) J.middleCols(f.idx_v, f.nf).setZero();
+  const Matrix3 R_hand = framePose(m, d, ee_frame_).R;
+  const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame_).tail<3>();
 
   prepareDynamics(ctx);
   // b: the hand's acceleration with the joints not accelerating; A = J_m - J_f H_ff⁻¹ H_fm: what
@@ -408,9 +415,17 @@ void CaptureController::track(ControlContext& ctx) {
   // a free-floating robot (Umetani & Yoshida), with the modes.
   rigidEquivalent(m, ddq_, ddq0_);
   forwardKinematics(m, d, q_r_, v_r_, ddq0_);
-  const Vector3 b = pointAccelerationWorld(m, d, ee_frame_).head<3>();
+  const Vector6 b6 = pointAccelerationWorld(m, d, ee_frame_);
+  const Vector3 b = b6.head<3>();
   A_ = J(Eigen::all, joints_);
   if (!free_.empty()) A_.noalias() -= J(Eigen::all, free_) * react_;
+  Eigen::VectorXd task = a_des - b;
+  if (point) {  // the hand's position rows, then its pointing's
+    const Eigen::MatrixXd A_omega = A_.bottomRows<3>();
+    A_.conservativeResize(3, Eigen::NoChange);
+    appendPointing(A_, task, A_omega, b6.tail<3>(), R_hand.col(2), w_hand, plan_->pointing(ctx.t - plan_start_), spec_.kp,
+                   spec_.kd);
+  }
 
   if (c.law == "transpose_jacobian") {
     // Transpose-Jacobian control (Craig; SPART's example law): a Cartesian spring and damper at
@@ -477,7 +492,7 @@ void CaptureController::track(ControlContext& ctx) {
       const Eigen::VectorXd rate = Apinv * (ref.velocity + spec_.kp * (ref.position - r));
       ddqm = spec_.kd * (rate - vm) + posture - Apinv * (A_ * posture);
     } else {
-      ddqm = resolvedAcceleration(A_, Apinv, a_des - b, posture);
+      ddqm = resolvedAcceleration(A_, Apinv, task, posture);
     }
   }
 

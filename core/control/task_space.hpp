@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include "core/math/spatial.hpp"
+#include "core/world/debris.hpp"
 
 namespace grapple::core {
 
@@ -20,7 +21,21 @@ Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, do
 // q̈ = A⁺ (a - b) + (I - A⁺ A) p, with A the (generalized) Jacobian of the hand, A⁺ its damped
 // inverse, a the hand's acceleration asked, b the hand's acceleration with the joints not
 // accelerating, p the posture pull (-k_d q̇ - k_p (q - q_posture)).
-Eigen::VectorXd resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Vector3& a_minus_b,
+Eigen::VectorXd resolvedAcceleration(const Eigen::MatrixXd& A, const Eigen::MatrixXd& Apinv, const Eigen::VectorXd& a_minus_b,
                                      const Eigen::VectorXd& pull);
+
+// The pointing task appended to the hand's position task (A: its rows, rhs: a - b): the hand's
+// approach axis `axis` (unit, inertial), turning at `omega` (the hand's angular velocity), is
+// brought onto the reference by asking its angular acceleration perpendicular to the axis to be
+//   α_des = α_ref + k_d (ω_ref - ω) + k_p (axis × axis_ref)
+// (the error e = axis × axis_ref, |e| = sin of the angle between them, obeys ë + k_d ė + k_p e ≈ 0,
+// the position task's error dynamics): two rows P A_ω, right-hand sides P (α_des - b_ω), with P
+// two unit vectors perpendicular to the axis (the spin about it is left to the null space).
+// A_omega: the (generalized) Jacobian of the hand's angular velocity, b_omega: its angular
+// acceleration with the joints not accelerating. Rows are weighted by `length` [m] so that a
+// radian counts as `length` metres in the damped inverse and its singular values.
+void appendPointing(Eigen::MatrixXd& A, Eigen::VectorXd& rhs, const Eigen::MatrixXd& A_omega, const Vector3& b_omega,
+                    const Vector3& axis, const Vector3& omega, const AxisKinematics& reference, double kp, double kd,
+                    double length = 1);
 
 }  // namespace grapple::core

@@ -267,6 +267,7 @@ void visitCaptureWindow(ScenarioFields& f, ControllerSpec::Capture::Window& w) {
   if (f.loading()) w.search = true;
   f.boolean("search", w.search, "search the window (default true when the section is given)");
   f.number("horizon", w.horizon, "s", between(0, 3600, true), "latest start searched after `start`");
+  f.number("periods", w.periods, "", between(0, 100, true), "tumbling periods searched (and a twentieth), within the horizon");
   f.number("step_deg", w.step_deg, "deg", atLeast(0.1), "start times every this much debris rotation ...");
   f.number("min_step", w.min_step, "s", atLeast(0.01), "... and at least this far apart");
   f.number("torque_margin", w.torque_margin, "", between(0, 1, true), "fraction of each torque limit a plan may use");
@@ -314,6 +315,7 @@ void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
            "the tracking law");
   f.number("force_kp", cap.force_kp, "N/m", kNonNegative, "transpose_jacobian: the hand's spring");
   f.number("force_kd", cap.force_kd, "N s/m", kNonNegative, "transpose_jacobian: the hand's damper");
+  f.boolean("align", cap.align, "turn the hand's approach axis onto the grasp axis by the meeting (resolved_acceleration)");
   f.boolean("reactionless", cap.reactionless, "zero reaction manoeuvre: the bus does not turn");
   f.choice("reaction_inverse", cap.reaction_inverse, {"pseudo_inverse", "adjugate"},
            "how [bus; hand] is inverted (adjugate: SPART eq. 48, 6 joints)");

@@ -1,5 +1,6 @@
 #include "core/planning/capture_planner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -55,7 +56,7 @@ CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debr
       (o.approach_distance > 0 && (!(o.approach_time > 0) || !std::isfinite(o.approach_time)))) {
     throw std::invalid_argument("capture planner: expected approach_distance >= 0 and, with it, approach_time > 0");
   }
-  axis_B_ = debris.target_B.norm() > 0 ? Vector3(debris.target_B.normalized()) : Vector3::UnitZ();
+  axis_B_ = core::graspAxis(debris);  // (the free function, not the member)
   if (o.matching != CaptureMatching::kPosition && o.w_1 > 0) s_ = std::sqrt(o.w_1 / o.w_u);
   if (o.final_time > 0) {
     if (!std::isfinite(o.final_time)) throw std::invalid_argument("capture planner: the final time must be finite");
@@ -195,6 +196,35 @@ double CapturePlan::transversality(double t_f) const {
   double g = 1 - o.w_u * u.squaredNorm() + 2 * o.w_u * u.dot(target_u);
   if (q > 1) g += o.w_1 * pathFor(t_f, q - 1, t_f).squaredNorm();
   return g;
+}
+
+Vector3 CapturePlan::graspAxis(double t) const {
+  return -(quatToMatrix(debris_.state(std::max(t, 0.0)).Q_WB.normalized()) * axis_B_);
+}
+
+Vector3 CapturePlan::pointingAxis(double t) const {
+  if (t <= 0) return hand0_.axis.normalized();
+  const Vector3 g = graspAxis(t);
+  if (t >= t_f_) return g;
+  // From the start axis a0 onto g(t) along their great circle, the fraction turned
+  // σ = 10τ³ - 15τ⁴ + 6τ⁵ of τ = t / t_f (σ', σ'' zero at both ends: the reference is C² at the
+  // start, where the axis rests at a0, and at the meeting, where it joins the grasp axis).
+  const Vector3 a0 = hand0_.axis.normalized();
+  const double tau = t / t_f_, sigma = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
+  const double angle = std::acos(std::clamp(a0.dot(g), -1.0, 1.0));
+  if (angle < 1e-12) return g;
+  Vector3 n = a0.cross(g);
+  n = n.norm() > 1e-12 ? Vector3(n.normalized()) : Vector3(a0.unitOrthogonal());  // opposite: any great circle
+  const double phi = sigma * angle;
+  return std::cos(phi) * a0 + std::sin(phi) * n.cross(a0);
+}
+
+AxisKinematics CapturePlan::pointing(double t) const {
+  constexpr double h = 1e-3;
+  const Vector3 a = pointingAxis(t), ap = pointingAxis(t + h), am = pointingAxis(t - h);
+  const Vector3 da = (ap - am) / (2 * h), dda = (ap - 2 * a + am) / (h * h);
+  // ȧ = ω × a, so ω⊥ = a × ȧ; α⊥ = d/dt (a × ȧ) = a × ä (ȧ × ȧ = 0).
+  return {a, a.cross(da), a.cross(dda)};
 }
 
 Vector3 CapturePlan::jumps() const {

@@ -48,11 +48,19 @@ struct CapturePlannerOptions {
   // corridor instead of sweeping past the box's edges when the grasp face is turned away.
   double approach_distance = 0;  // [m]
   double approach_time = 10;     // [s]
+  // Align the hand's approach axis with the grasp axis (ours; the thesis plans and tracks the
+  // hand's position only, whatever the gripper's orientation): the plan then also gives a pointing
+  // reference (pointing()), from the hand's axis at the start (HandState::axis) turned onto the
+  // inward grasp axis -R a_t by the meeting, along the great circle with a quintic (rest-to-rest)
+  // profile of the fraction turned, and on the grasp axis itself from then on. The wrist then
+  // reaches the grasp point along the approach corridor instead of across the grasp face.
+  bool align = false;
 };
 
 // The hand's initial state, inertial [m, m/s, m/s²].
 struct HandState {
   Vector3 position = Vector3::Zero(), velocity = Vector3::Zero(), acceleration = Vector3::Zero();
+  Vector3 axis = Vector3::Zero();  // the hand's approach axis (unit; zero: not known, no pointing)
 };
 
 // The torque-free debris propagated from an initial state, on a grid, with the grasp point's
@@ -85,6 +93,15 @@ class CapturePlan {
   // The hand reference at t: position, velocity, acceleration, jerk; the Ch. 7 plan until t_f,
   // then the approach along the grasp axis (two stages), then the grasp point's own motion.
   PointKinematics at(double t) const;
+  // Whether the plan gives a pointing reference (options().align, and the hand's axis known).
+  bool aligns() const { return options_.align && hand0_.axis.squaredNorm() > 0; }
+  // The pointing reference at t after the plan's start (aligns() only): the axis as described at
+  // CapturePlannerOptions::align, its rate and acceleration by central differences of the axis
+  // (step 1 ms: the profile is smooth, C² at its ends, so they are accurate to ~1e-6 relative).
+  AxisKinematics pointing(double t) const;
+  // The inward grasp axis -R(t) a_t (unit, inertial) t after the plan's start: the direction in
+  // which the hand meets the grasp face.
+  Vector3 graspAxis(double t) const;
   // The kinematics of the point the Ch. 7 plan meets (the grasp point, or the approach point), t
   // after the plan's start.
   PointKinematics rendezvousTarget(double t) const;
@@ -105,6 +122,8 @@ class CapturePlan {
   const DebrisProperties& debrisProperties() const { return debris_.properties(); }
 
  private:
+  // The pointing reference's axis alone at t (t <= 0: the hand's axis at the start).
+  Vector3 pointingAxis(double t) const;
   // The closed-form path for final time t_f into coef_ (n x 3).
   void solve(double t_f) const;
   Vector3 pathFor(double t, int order, double t_f) const;

@@ -41,7 +41,7 @@ std::vector<int> chainTo(const Model& m, int body) {
 double clearanceFromDebris(const ChainCollision& arm, const Data& d, const Vector3& hand,
                            const FeasibilityOptions& o, const DebrisProperties& debris, const DebrisState& s) {
   const Matrix3 R = quatToMatrix(s.Q_WB.normalized());
-  const Vector3 axis = debris.target_B.norm() > 0 ? Vector3(debris.target_B.normalized()) : Vector3::UnitZ();
+  const Vector3 axis = graspAxis(debris);
   auto in_corridor = [&](const Vector3& p) {
     const Vector3 rel = R.transpose() * (p - s.r_W) - debris.target_B;
     const double along = rel.dot(axis);
@@ -179,7 +179,9 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     const Vector3 r = framePose(m, d, ee_frame).p;
     const Vector3 rd = pointVelocityWorld(m, d, ee_frame).head<3>();
     const Vector3 a_des = ref.acceleration + o.kd * (ref.velocity - rd) + o.kp * (ref.position - r);
-    Eigen::MatrixXd J = frameJacobian(m, d, ee_frame).topRows<3>();
+    const Matrix3 R_hand = framePose(m, d, ee_frame).R;
+    const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame).tail<3>();
+    const Eigen::MatrixXd J = frameJacobian(m, d, ee_frame);
     const Eigen::MatrixXd& H = massMatrix(m, d, q);
     const Eigen::VectorXd& hv = nonlinearEffects(m, d, q, v);
     // Prescribed accelerations other than the joints': the bus' (held) and the modes' (zero).
@@ -196,8 +198,14 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     ddq = x;
     ddq(free) = ddq_free0;
     forwardKinematics(m, d, q, v, ddq);
-    const Vector3 b = pointAccelerationWorld(m, d, ee_frame).head<3>();
-    const Eigen::MatrixXd A = J(Eigen::all, joints) - J(Eigen::all, free) * react;
+    const Vector6 b = pointAccelerationWorld(m, d, ee_frame);
+    // The generalized Jacobian's rows: the hand's position, and its pointing when the plan aligns.
+    const Eigen::MatrixXd G = J(Eigen::all, joints) - J(Eigen::all, free) * react;
+    Eigen::MatrixXd A = G.topRows<3>();
+    Eigen::VectorXd task = a_des - b.head<3>();
+    if (plan.aligns()) {
+      appendPointing(A, task, G.bottomRows<3>(), b.tail<3>(), R_hand.col(2), w_hand, plan.pointing(t), o.kp, o.kd);
+    }
     double sigma = 0;
     const Eigen::MatrixXd Ainv = dampedPseudoInverse(A, o.damping, o.singular_threshold, &sigma);
     Eigen::VectorXd qm(nj), vm(nj);
@@ -206,7 +214,7 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
       vm[k] = v[joints[k]];
     }
     const Eigen::VectorXd pull = -o.posture_kd * vm - o.posture_kp * (qm - posture);
-    const Eigen::VectorXd ddqm = resolvedAcceleration(A, Ainv, a_des - b, pull);
+    const Eigen::VectorXd ddqm = resolvedAcceleration(A, Ainv, task, pull);
     ddq(joints) = ddqm;
     ddq(free) = ddq_free0 - react * ddqm;
     tau = H * ddq + hv;
@@ -239,6 +247,10 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     }
     out.sigma_min = std::min(out.sigma_min, sigma);
     see(singular, sigma / o.singular_threshold - 1, sigma, o.singular_threshold);
+    if (t >= plan.captureTime() - 1e-9) {
+      const double c = std::clamp(R_hand.col(2).dot(plan.graspAxis(t)), -1.0, 1.0);
+      out.axis_error_deg = std::max(out.axis_error_deg, std::acos(c) * kDeg);
+    }
     // Clearances (forwardKinematics(q, v, ddq) above set the poses at q).
     const Vector3 hand = framePose(m, d, ee_frame).p;
     if (o.debris_size.minCoeff() > 0) {
@@ -315,8 +327,8 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                                   const WindowSearchOptions& search, const CapturePlannerOptions& planner,
                                   const DebrisProperties& debris, const DebrisState& debris_now, double now,
                                   const Eigen::VectorXd& q, const Eigen::VectorXd& v, int ee_frame) {
-  if (!(search.step_deg > 0) || !(search.min_step > 0) || !(search.horizon >= 0)) {
-    throw std::invalid_argument("capture window: expected step_deg > 0, min_step > 0, horizon >= 0");
+  if (!(search.step_deg > 0) || !(search.min_step > 0) || !(search.horizon >= 0) || !(search.periods > 0)) {
+    throw std::invalid_argument("capture window: expected step_deg > 0, min_step > 0, horizon >= 0, periods > 0");
   }
   CaptureWindow w;
   FeasibilityOptions o = options;
@@ -329,11 +341,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   forwardKinematics(m, d, q0);
   HandState hand;
   hand.position = framePose(m, d, ee_frame).p;
+  hand.axis = framePose(m, d, ee_frame).R.col(2);
   const Vector3 drift = d.X_world[0].R * v0.head<3>();  // base velocity, inertial
-  // One tumbling period (and a twentieth), within the horizon.
+  // The tumbling periods asked (and a twentieth), within the horizon.
   const double rate = debris_now.w_B.norm();
   const double period = rate > 0 ? 2 * M_PI / rate : INFINITY;
-  w.span = std::min(search.horizon, 1.05 * period);
+  w.span = std::min(search.horizon, (search.periods + 0.05) * period);
   // At most kMaxCandidates start times, whatever the settings (a bounded search, never a hang).
   constexpr double kMaxCandidates = 1000;
   const double dt = std::max({search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step, w.span / kMaxCandidates});

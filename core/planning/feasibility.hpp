@@ -21,7 +21,7 @@
 // a normalized margin (>= 0: met); the smallest one names what limits the plan.
 //
 // Window (searchCaptureWindow). Start times t0 are scanned from now over the debris' propagated
-// motion (every few degrees of its rotation, over at most one tumbling period: the horizon of the
+// motion (every few degrees of its rotation, over a number of tumbling periods: the horizon of the
 // scenario bounds it); for each, the plans from the stand-off pose (the hand at rest, the chaser
 // drifting with its momentum) to the grasp point are checked with the final time t_f* of the Ch. 7
 // transversality condition and with slower ones (1.25 to 6 t_f*: the same optimal path family
@@ -91,6 +91,8 @@ struct PlanCheck {
   std::vector<double> times, margins;
   // Predicted peaks.
   double joint_torque = 0, bus_torque = 0, sigma_min = INFINITY, clearance = INFINITY;
+  // The hand's approach axis from the inward grasp axis at the meeting and over the hold, worst [deg].
+  double axis_error_deg = 0;
   const ConstraintMargin* worst() const;
   std::string reason() const;      // "joint_torque: joint 'joint2' asks 212 N m ... at 3.2 s"
 };
@@ -123,6 +125,10 @@ struct CaptureWindow {
 
 struct WindowSearchOptions {
   double horizon = 600, step_deg = 4, min_step = 0.25;
+  // Tumbling periods searched (2π/|ω| each, and a twentieth), within the horizon. A spin about a
+  // principal axis repeats itself after one; any other tumble nutates, and the grasp face comes
+  // round to the chaser differently on each turn.
+  double periods = 1;
   // Durations tried for each start, as multiples of the transversality condition's t_f (slower
   // plans ask smaller torques; the debris turns further meanwhile).
   std::vector<double> durations{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6};

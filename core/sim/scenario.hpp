@@ -136,8 +136,8 @@ struct ControllerSpec {
     // stand-off pose), the bus held. Off: the plan is made at `start` (the thesis' mission).
     struct Window {
       bool search = false;
-      double horizon = 600;        // [s] latest start searched after `start` (the search spans at
-                                   //   most one tumbling period and a twentieth of it)
+      double horizon = 600;        // [s] latest start searched after `start`
+      double periods = 1;          // tumbling periods searched (and a twentieth), within the horizon
       double step_deg = 4;         // start times every this much debris rotation ...
       double min_step = 0.25;      // [s] ... and at least this far apart
       double torque_margin = 0.9;  // the plan may use this fraction of each joint's and the bus' limit
@@ -147,6 +147,11 @@ struct ControllerSpec {
       double corridor_radius = 0.5;  // [m] approach corridor: a cylinder on the grasp point's
       double corridor_length = 1.5;  // [m]   outward axis, where the hand may touch the debris' box
     } window;
+    // Align the hand's approach axis (the z axis of the end-effector frame) with the grasp axis
+    // while the plan brings the hand in (planning/capture_planner: CapturePlannerOptions::align;
+    // the resolved-acceleration law): the wrist then reaches the grasp point along the approach
+    // corridor instead of across the grasp face. Off: the thesis' position-only task.
+    bool align = false;
     // Approach in two stages (planning/capture_planner): the plan meets the approach point,
     // `distance` out on the grasp point's outward axis, then the hand slides in along the axis (as
     // seen from the debris) in `duration`. Distance 0: one stage, the plan meets the grasp point

@@ -589,13 +589,19 @@ void Simulation::Impl::record() {
         if (t - within_since >= c.hold - 1e-12) {
           captured = true;
           attach_pending = true;
-          char detail[240];
+          // The hand's approach axis (its z) from the inward grasp axis (capture.align turns one onto
+          // the other; without it the gripper meets the grasp point at whatever angle the arm gives).
+          const Vector3 inward = -(quatToMatrix(Q) * graspAxis(scenario.debris.properties));
+          const double axis_deg = std::acos(std::clamp(X_ee.R.col(2).dot(inward), -1.0, 1.0)) * kDeg;
+          char detail[320];
           std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
-                        "tracked within tolerance since t = %.3f s", dist, rel_speed, within_since);
+                        "tracked within tolerance since t = %.3f s; approach axis %.1f deg from the grasp axis", dist,
+                        rel_speed, within_since, axis_deg);
           if (sensing) {
             std::snprintf(detail, sizeof detail, "grasp closed on the estimate: %.4f m from the estimated grasp "
-                          "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s",
-                          grasp_dist, grasp_speed, dist, rel_speed, within_since);
+                          "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s; "
+                          "approach axis %.1f deg from the grasp axis", grasp_dist, grasp_speed, dist, rel_speed,
+                          within_since, axis_deg);
           }
           events.push_back({t, "capture", detail});
         }

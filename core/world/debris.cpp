@@ -58,6 +58,10 @@ DebrisState stepDebris(const DebrisProperties& p, const DebrisState& s, double d
   return out;
 }
 
+Vector3 graspAxis(const DebrisProperties& p) {
+  return p.target_B.norm() > 0 ? Vector3(p.target_B.normalized()) : Vector3::UnitZ();
+}
+
 PointKinematics targetKinematics(const DebrisProperties& p, const DebrisState& s) {
   const Matrix3 R = quatToMatrix(s.Q_WB);
   const Matrix3& I = p.inertia;

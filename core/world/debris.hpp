@@ -45,6 +45,17 @@ struct PointKinematics {
   Vector3 position, velocity, acceleration, jerk;
 };
 PointKinematics targetKinematics(const DebrisProperties& p, const DebrisState& s);
+// The grasp point's outward axis in the debris frame (unit): from the centre of mass through the
+// grasp point (+z when the grasp point is the centre of mass). The hand meets the grasp face along
+// its opposite.
+Vector3 graspAxis(const DebrisProperties& p);
+
+// A direction turning in space: the unit axis and the angular velocity and acceleration that turn
+// it (their components perpendicular to the axis; the spin about it is not part of a direction),
+// inertial components.
+struct AxisKinematics {
+  Vector3 axis = Vector3::UnitZ(), rate = Vector3::Zero(), acceleration = Vector3::Zero();
+};
 
 // Rotational kinetic energy ½ ωᵀ I ω [J] and angular momentum about the centre of mass in inertial
 // components, R I ω [kg m^2/s]: both constant for a torque-free body.

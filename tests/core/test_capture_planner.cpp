@@ -3,6 +3,8 @@
 // capture time: H(t_f) = 0 says dJ*/dT = 0 — checked by finite differences of the integrated
 // cost), the Euler–Lagrange ODE of each variant, continuity of the merged path (C), and the
 // notes' reference values for the Ch. 7 example.
+#include <algorithm>
+
 #include <QtTest>
 
 #include "core/math/rotation.hpp"
@@ -185,6 +187,65 @@ class TestCapturePlanner : public QObject {
     QCOMPARE(q.captureTime(), q.rendezvousTime());
     o.approach_time = 0;
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, CapturePlan(e.debris, e.state, e.hand, o));
+  }
+
+  // The pointing reference (align): the hand's axis at the start, on the inward grasp axis -R a_t
+  // from the meeting on, turned along the great circle between them before; its rate and
+  // acceleration are those of the axis (against the debris' own angular velocity once on the
+  // grasp axis: d/dt (-R a) = ω × (-R a), so ω⊥ = ω - (ω·g) g), continuous at the meeting.
+  void Pointing() {
+    const Example e;
+    CapturePlannerOptions o;
+    o.w_u = 100;
+    o.w_1 = 1;
+    o.align = true;
+    HandState hand = e.hand;
+    const CapturePlan off(e.debris, e.state, hand, o);
+    QVERIFY(!off.aligns());  // the hand's axis unknown
+    hand.axis = Vector3(1, 2, -2) / 3;
+    const CapturePlan p(e.debris, e.state, hand, o);
+    QVERIFY(p.aligns());
+    const double t_f = p.rendezvousTime();
+    QVERIFY((p.pointing(0).axis - hand.axis).norm() < 1e-12);
+    QVERIFY(p.pointing(0).rate.norm() < 1e-6 && p.pointing(0).acceleration.norm() < 1e-3);
+    for (double t : {t_f, t_f + 0.5, t_f + 7.3}) {
+      const AxisKinematics k = p.pointing(t);
+      const DebrisState s = p.debris(t);
+      const Matrix3 R = quatToMatrix(s.Q_WB.normalized());
+      const Vector3 g = -(R * e.debris.target_B.normalized());
+      QVERIFY((k.axis - g).norm() < 1e-12);
+      QVERIFY((p.graspAxis(t) - g).norm() < 1e-12);
+      const Vector3 w = R * s.w_B;
+      QVERIFY2((k.rate - (w - w.dot(g) * g)).norm() < 1e-6 * w.norm(), qPrintable(QString::number(t)));
+    }
+    // Before the meeting: unit, on the great circle of a0 and g(t), the fraction turned growing.
+    double last = -1;
+    for (double tau : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+      const double t = tau * t_f;
+      const Vector3 a = p.pointing(t).axis, g = p.graspAxis(t);
+      QVERIFY(std::abs(a.norm() - 1) < 1e-12);
+      QVERIFY(std::abs(a.dot(hand.axis.cross(g).normalized())) < 1e-12);
+      const double turned = std::acos(std::clamp(a.dot(hand.axis), -1.0, 1.0)) /
+                            std::acos(std::clamp(g.dot(hand.axis), -1.0, 1.0));
+      const double sigma = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
+      QVERIFY(std::abs(turned - sigma) < 1e-9);
+      QVERIFY(turned > last);
+      last = turned;
+    }
+    // The rate and acceleration are the axis' derivatives (central differences at a coarser step:
+    // ȧ = ω⊥ × a),
+    // and both are continuous at the meeting.
+    const double h = 1e-2;
+    for (double t : {0.2 * t_f, 0.6 * t_f, t_f + 1}) {
+      const Vector3 a = p.pointing(t).axis, am = p.pointing(t - h).axis, ap = p.pointing(t + h).axis;
+      const Vector3 da = (ap - am) / (2 * h);
+      QVERIFY((p.pointing(t).rate.cross(a) - da).norm() < 1e-4 * (1 + da.norm()));
+      const Vector3 wm = p.pointing(t - h).rate, wp = p.pointing(t + h).rate;
+      QVERIFY((p.pointing(t).acceleration - (wp - wm) / (2 * h)).norm() < 1e-4 * (1 + wp.norm()));  // d/dt (a × ȧ) = a × ä
+    }
+    const AxisKinematics before = p.pointing(t_f - 1e-4), after = p.pointing(t_f + 1e-4);
+    QVERIFY((before.rate - after.rate).norm() < 1e-4);
+    QVERIFY((before.acceleration - after.acceleration).norm() < 1e-2);
   }
 
   void BadOptionsAndNoRoot() {
