@@ -201,8 +201,8 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
                                   QObject::tr("the hand's Cartesian error dynamics")));
         p.fields.push_back(number(kCapture, "kd", "kd",
                                   [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
-        if (cap.law == "joint_pd") {
-          const bool central = cap.arm_pd == "centralized";
+        if (cap.law == core::CaptureLaw::kJointPd) {
+          const bool central = cap.arm_pd == core::ArmPd::kCentralized;
           std::vector<double> kp, kd;
           core::captureJointGains(cap, joints.size(), kp, kd);
           cap.joint_kp = kp;
@@ -211,7 +211,7 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
             const QString name = QString::fromStdString(joints[j].second);
             TuningField kp_j = number(kCapture, "joint_kp", j, QObject::tr("%1 Kp").arg(name),
                                       [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kp[j]; },
-                                      QObject::tr("joint PD (%1)").arg(QString::fromStdString(cap.arm_pd)));
+                                      QObject::tr("joint PD (%1)").arg(QString(core::wordOf(cap.arm_pd, core::kArmPdWords))));
             TuningField kd_j = number(kCapture, "joint_kd", j, QObject::tr("%1 Kd").arg(name),
                                       [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kd[j]; });
             if (central) {  // the gains premultiplied by D(q0)
@@ -222,7 +222,7 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
             p.fields.push_back(kd_j);
           }
         }
-        if (cap.law == "transpose_jacobian") {
+        if (cap.law == core::CaptureLaw::kTransposeJacobian) {
           p.fields.push_back(number(kCapture, "force_kp", QObject::tr("hand spring"),
                                     cp(&core::ControllerSpec::Capture::force_kp)));
           p.fields.push_back(number(kCapture, "force_kd", QObject::tr("hand damper"),
@@ -243,7 +243,7 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
                                   QObject::tr("damped least squares near singularities")));
         p.fields.push_back(number(kCapture, "singular_threshold", QObject::tr("damping below σ"),
                                   cp(&core::ControllerSpec::Capture::singular_threshold)));
-        if (cap.reaction_inverse == "adjugate") {
+        if (cap.reaction_inverse == core::ReactionInverse::kAdjugate) {
           p.fields.push_back(number(kCapture, "adjugate_limit", QObject::tr("adjugate limit"),
                                     cp(&core::ControllerSpec::Capture::adjugate_limit)));
         }
@@ -300,7 +300,7 @@ bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eig
   const core::ControllerSpec* first = nullptr;
   for (const core::ControllerSpec& c : s.controllers) {
     const bool pd = (c.type == core::ControllerType::kJointTrajectory && (c.kp > 0 || c.kd > 0)) ||
-                    (c.type == core::ControllerType::kCapture && c.capture.law == "joint_pd");
+                    (c.type == core::ControllerType::kCapture && c.capture.law == core::CaptureLaw::kJointPd);
     if (!pd) continue;
     if (!first) first = &c;
     if (c.start <= t) arm = &c;
@@ -339,8 +339,8 @@ bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eig
       for (const auto& j : joints) idx.push_back(j.first);
       kp = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
       kd = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
-      centralized = arm->capture.arm_pd == "centralized";
-      parts << QObject::tr("capture joint PD (%1)").arg(QString::fromStdString(arm->capture.arm_pd));
+      centralized = arm->capture.arm_pd == core::ArmPd::kCentralized;
+      parts << QObject::tr("capture joint PD (%1)").arg(QString(core::wordOf(arm->capture.arm_pd, core::kArmPdWords)));
     } else {
       // Computed torque with error dynamics ë + kd ė + kp e = 0: the centralized structure.
       for (const auto& j : joints) {
@@ -578,8 +578,7 @@ bool TuningPanel::startSynthesis() {
   }
   const core::Scenario& s = window_->loaded().scenario;
   core::SynthesisStructure st;
-  st.centralized = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.arm_pd ==
-                   "centralized";
+  st.centralized = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.arm_pd == core::ArmPd::kCentralized;
   st.base = s.chaser.attitude_control && s.chaser.attitude_control->active() && m.base_mode == core::BaseMode::kFloating
                 ? core::SynthesisStructure::Base::kAttitudeScalar
                 : core::SynthesisStructure::Base::kNone;

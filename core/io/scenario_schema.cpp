@@ -73,6 +73,14 @@ void choice(ScenarioFields& f, const char* key, E& v, const Words<E>& table, con
   }
 }
 
+// An enum as one of the words of its table (core/sim/scenario.hpp).
+template <class E, std::size_t N>
+void choice(ScenarioFields& f, const char* key, E& v, const EnumWord<E> (&table)[N], const char* doc) {
+  Words<E> words;
+  for (const EnumWord<E>& w : table) words.emplace_back(w.value, w.word);
+  choice(f, key, v, words, doc);
+}
+
 // The words of an enum's values, as its name function spells them.
 template <class E, class Name>
 Words<E> wordsOf(std::initializer_list<E> values, Name name) {
@@ -250,7 +258,7 @@ void visitEnvironment(ScenarioFields& f, Scenario& s) {
 }
 
 void visitJointTrajectory(ScenarioFields& f, ControllerSpec& c) {
-  f.choice("profile", c.profile, {"quintic", "cycloidal"}, "the path's time law");
+  choice(f, "profile", c.profile, kPathProfileWords, "the path's time law");
   f.number("start", c.start, "s", kAny, "start time");
   f.number("duration", c.duration, "s", kPositive, "duration of the path", Presence::kRequired);
   std::vector<std::string> joints;
@@ -293,8 +301,7 @@ void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
   auto& cap = c.capture;
   if (f.loading()) c.kp = c.kd = 4;
   f.number("start", c.start, "s", kNonNegative, "the plan is made at this instant");
-  f.choice("matching", cap.matching, {"position", "position_velocity", "position_velocity_acceleration"},
-           "what the Ch. 7 planner matches at the meeting");
+  choice(f, "matching", cap.matching, kCaptureMatchingWords, "what the Ch. 7 planner matches at the meeting");
   f.number("w_u", cap.w_u, "", kPositive, "planner weight of the input");
   f.number("w_1", cap.w_1, "", kNonNegative, "planner weight of the velocity or acceleration; 0: polynomial forms");
   // The planner scans [0, horizon] for the capture time and propagates the debris over it: an hour
@@ -311,17 +318,16 @@ void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
   f.number("hold", cap.hold, "s", kNonNegative, "... for this long");
   f.number("post_kp", cap.post_kp, "1/s²", kNonNegative, "after the grasp: joints held, kp");
   f.number("post_kd", cap.post_kd, "1/s", kNonNegative, "... kd");
-  f.choice("law", cap.law, {"resolved_acceleration", "resolved_rate", "transpose_jacobian", "joint_pd"},
-           "the tracking law");
+  choice(f, "law", cap.law, kCaptureLawWords, "the tracking law");
   f.number("force_kp", cap.force_kp, "N/m", kNonNegative, "transpose_jacobian: the hand's spring");
   f.number("force_kd", cap.force_kd, "N s/m", kNonNegative, "transpose_jacobian: the hand's damper");
   f.boolean("align", cap.align, "turn the hand's approach axis onto the grasp axis by the meeting (resolved_acceleration)");
   f.boolean("reactionless", cap.reactionless, "zero reaction manoeuvre: the bus does not turn");
-  f.choice("reaction_inverse", cap.reaction_inverse, {"pseudo_inverse", "adjugate"},
-           "how [bus; hand] is inverted (adjugate: SPART eq. 48, 6 joints)");
+  choice(f, "reaction_inverse", cap.reaction_inverse, kReactionInverseWords,
+         "how [bus; hand] is inverted (adjugate: SPART eq. 48, 6 joints)");
   f.number("adjugate_limit", cap.adjugate_limit, "", kPositive, "cap of 1/det G (adjugate)");
   vector3(f, "reaction_rate_deg_s", cap.reaction_rate, "deg/s", "the bus' rate driven to this (SPART eq. 47)", kDegrees);
-  f.choice("arm_pd", cap.arm_pd, {"decentralized", "centralized"}, "joint_pd: the joint PD's structure");
+  choice(f, "arm_pd", cap.arm_pd, kArmPdWords, "joint_pd: the joint PD's structure");
   f.numbers("joint_kp", cap.joint_kp, "N m/rad", kNonNegative, "joint_pd: one per joint (centralized: 1/s²)",
             Presence::kIfSet);
   f.numbers("joint_kd", cap.joint_kd, "N m s/rad", kNonNegative, "joint_pd: one per joint (centralized: 1/s)",

@@ -484,11 +484,11 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
                                  std::to_string(g->size()));
         }
       }
-      if (cap.reaction_inverse == "adjugate" && n1 != 6) {
+      if (cap.reaction_inverse == ReactionInverse::kAdjugate && n1 != 6) {
         r.fail(where["reaction_inverse"], w + ".reaction_inverse: the adjugate inverts the square system [bus; hand] of a "
                                           "6-joint arm; the robot has " + std::to_string(n1));
       }
-      if (cap.law == "joint_pd" && cap.joint_kp.empty() && n1 != 6) {
+      if (cap.law == CaptureLaw::kJointPd && cap.joint_kp.empty() && n1 != 6) {
         r.fail(where, w + ": law joint_pd needs joint_kp (the default gains, thesis Table 8.2, are for 6 joints; the robot has " +
                           std::to_string(n1) + ")");
       }
