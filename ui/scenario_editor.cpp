@@ -34,6 +34,7 @@
 
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
+#include "core/io/scenario_document.hpp"
 #include "core/io/scenario_schema.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "ui/main_window.hpp"
@@ -68,31 +69,14 @@ namespace {
 constexpr int kPathRole = Qt::UserRole + 1;
 
 // A path "chaser.model.links[2].mass" as steps: a map key, or a list index (index >= 0).
-struct Step {
-  std::string key;
-  int index = -1;
-};
+using Step = core::PathStep;
 
 std::optional<std::vector<Step>> parsePath(const QString& path) {
-  std::vector<Step> steps;
-  for (const QString& part : path.split('.', Qt::SkipEmptyParts)) {
-    QString rest = part;
-    const int bracket = rest.indexOf('[');
-    const QString key = bracket < 0 ? rest : rest.left(bracket);
-    if (!key.isEmpty()) steps.push_back({key.toStdString(), -1});
-    rest = bracket < 0 ? QString() : rest.mid(bracket);
-    while (!rest.isEmpty()) {
-      const int close = rest.indexOf(']');
-      if (!rest.startsWith('[') || close < 0) return std::nullopt;
-      bool ok = false;
-      const int index = rest.mid(1, close - 1).toInt(&ok);
-      if (!ok || index < 0) return std::nullopt;
-      steps.push_back({{}, index});
-      rest = rest.mid(close + 1);
-    }
+  try {
+    return core::parseDocumentPath(path.toStdString());
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
-  if (steps.empty()) return std::nullopt;
-  return steps;
 }
 
 QString childPath(const QString& parent, const std::string& key) {
@@ -100,31 +84,7 @@ QString childPath(const QString& parent, const std::string& key) {
 }
 QString childPath(const QString& parent, int index) { return parent + QString("[%1]").arg(index); }
 
-// A handle to the node at `steps` inside root (sharing it: assigning through it edits root), or
-// nullopt if there is none. Never inserts anything.
-std::optional<YAML::Node> nodeAt(const YAML::Node& root, const std::vector<Step>& steps) {
-  YAML::Node cur;
-  cur.reset(root);
-  for (const Step& s : steps) {
-    const YAML::Node c = cur;  // const access: no insertion
-    if (s.index >= 0) {
-      if (!c.IsSequence() || s.index >= static_cast<int>(c.size())) return std::nullopt;
-      cur.reset(c[s.index]);
-    } else {
-      if (!c.IsMap()) return std::nullopt;
-      const YAML::Node next = c[s.key];
-      if (!next.IsDefined()) return std::nullopt;
-      cur.reset(next);
-    }
-  }
-  return cur;
-}
-
-std::string yamlText(const YAML::Node& doc) {
-  YAML::Emitter e;
-  e << doc;
-  return std::string(e.c_str()) + "\n";
-}
+using core::nodeAt;
 
 bool isScalarList(const YAML::Node& n) {
   if (!n.IsSequence() || n.size() == 0) return false;
@@ -156,7 +116,7 @@ std::string compact(const YAML::Node& n) {
 }
 
 std::string scalarOf(const YAML::Node& map, const char* key) {
-  if (!map.IsMap()) return {};
+  if (!map.IsDefined() || !map.IsMap()) return {};  // (a missing key's node throws on IsMap)
   const YAML::Node v = map[key];
   return v.IsDefined() && v.IsScalar() ? v.Scalar() : std::string();
 }
@@ -222,53 +182,6 @@ QString unitOf(const YAML::Node& doc, const std::vector<Step>& steps) {
   const core::ScenarioKey* k = core::scenarioKeyAt(doc, path);
   if (!k) return {};
   return k->type == core::KeyType::kQuaternion ? "[w x y z]" : QString::fromStdString(k->unit);
-}
-
-// The document with the chaser's `robot` replaced (or followed, keep_robot) by `model`, in place.
-YAML::Node withModel(const YAML::Node& doc, const YAML::Node& model, bool keep_robot) {
-  YAML::Node out(YAML::NodeType::Map);
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    const std::string key = it->first.Scalar();
-    if (key != "chaser" || !it->second.IsMap()) {
-      out[key] = YAML::Clone(it->second);
-      continue;
-    }
-    YAML::Node chaser(YAML::NodeType::Map);
-    for (auto c = it->second.begin(); c != it->second.end(); ++c) {
-      const std::string ck = c->first.Scalar();
-      if (ck == "robot") {
-        if (keep_robot) chaser["robot"] = YAML::Clone(c->second);
-        chaser["model"] = YAML::Clone(model);
-      } else {
-        chaser[ck] = YAML::Clone(c->second);
-      }
-    }
-    out[key] = chaser;
-  }
-  return out;
-}
-
-// A sequence rebuilt from clones of `items`, in the style of `like`.
-YAML::Node sequenceOf(const std::vector<YAML::Node>& items, const YAML::Node& like) {
-  YAML::Node seq(YAML::NodeType::Sequence);
-  seq.SetStyle(like.Style());
-  for (const YAML::Node& n : items) seq.push_back(YAML::Clone(n));
-  return seq;
-}
-
-// (Only ever push_back into a vector of nodes: insert and erase shift its elements by assignment,
-// and assigning a YAML::Node rewrites the node it points at.)
-std::vector<YAML::Node> itemsOf(const YAML::Node& seq) {
-  std::vector<YAML::Node> items;
-  for (const YAML::Node& n : seq) items.push_back(n);
-  return items;
-}
-
-// `name` made unique among `taken` by a suffix.
-std::string uniqueName(const std::string& name, const std::set<std::string>& taken) {
-  std::string candidate = name + "_copy";
-  for (int k = 2; taken.count(candidate); ++k) candidate = name + "_copy" + std::to_string(k);
-  return candidate;
 }
 
 // The first line of an autosave file; the scenario's path follows it.
@@ -445,7 +358,7 @@ void ScenarioEditor::onScenarioReplaced() {
   clearError();
   try {
     // An open (or a scenario equal to its file): the file's document.
-    const std::string text = yamlText(core::readScenarioDocument(wpath, window_->overrides()));
+    const std::string text = core::documentText(core::readScenarioDocument(wpath, window_->overrides()));
     const std::string scen = core::scenarioToYaml(core::loadScenarioDocument(wpath, YAML::Load(text)).scenario);
     if (wpath != path_ || scen == now) {
       path_ = wpath;
@@ -502,7 +415,7 @@ bool ScenarioEditor::restore(const std::string& text) {
 }
 
 bool ScenarioEditor::commit(const YAML::Node& doc, const QString& what) {
-  const std::string text = yamlText(doc);
+  const std::string text = core::documentText(doc);
   if (text == text_) {
     clearError();
     return true;
@@ -517,7 +430,7 @@ YAML::Node ScenarioEditor::editableCopy(const QString& path, bool* embedded) con
   *embedded = false;
   if (path.startsWith("chaser.model") && robot_model_.IsMap() && !robotEmbedded()) {
     *embedded = true;
-    return withModel(doc_, robot_model_, /*keep_robot=*/false);
+    return core::withModel(doc_, robot_model_, /*keep_robot=*/false);
   }
   return YAML::Clone(doc_);
 }
@@ -525,14 +438,14 @@ YAML::Node ScenarioEditor::editableCopy(const QString& path, bool* embedded) con
 bool ScenarioEditor::hasNode(const QString& path) const {
   const auto steps = parsePath(path);
   if (!steps || doc_.IsNull()) return false;
-  const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+  const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
   return nodeAt(view, *steps).has_value();
 }
 
 QString ScenarioEditor::valueText(const QString& path) const {
   const auto steps = parsePath(path);
   if (!steps || doc_.IsNull()) return {};
-  const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+  const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
   const std::optional<YAML::Node> n = nodeAt(view, *steps);
   return n ? QString::fromStdString(compact(*n)) : QString();
 }
@@ -552,22 +465,15 @@ bool ScenarioEditor::setValue(const QString& path, const QString& yaml) {
     fail(tr("%1: '%2' is not a YAML value: %3").arg(path, yaml, QString::fromStdString(e.msg)));
     return false;
   }
+  // A name or a description stays text, whatever it looks like.
+  if (steps->back().key == "name" || steps->back().key == "description") value = YAML::Node(yaml.toStdString());
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  const Step& last = steps->back();
-  std::optional<YAML::Node> parent = parent_steps.empty() ? std::optional<YAML::Node>(doc) : nodeAt(doc, parent_steps);
-  if (!parent || (last.index >= 0 && (!parent->IsSequence() || last.index >= static_cast<int>(parent->size()))) ||
-      (last.index < 0 && !parent->IsMap())) {
+  try {
+    core::setNode(doc, *steps, value);
+  } catch (const std::invalid_argument&) {
     fail(tr("No node '%1' to edit.").arg(path));
     return false;
-  }
-  // A name or a description stays text, whatever it looks like.
-  if (last.key == "name" || last.key == "description") value = YAML::Node(yaml.toStdString());
-  if (last.index >= 0) {
-    (*parent)[last.index] = value;
-  } else {
-    (*parent)[last.key] = value;
   }
   if (!commit(doc, tr("Set %1 = %2").arg(path, yaml))) return false;
   if (embedded) {
@@ -586,29 +492,11 @@ bool ScenarioEditor::removeItem(const QString& path) {
   }
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  const std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  std::optional<YAML::Node> parent = parent_steps.empty() ? std::optional<YAML::Node>(doc) : nodeAt(doc, parent_steps);
-  const Step& last = steps->back();
-  if (!parent || !nodeAt(doc, *steps)) {
+  try {
+    core::removeNode(doc, *steps);
+  } catch (const std::invalid_argument&) {
     fail(tr("No node '%1' to remove.").arg(path));
     return false;
-  }
-  if (last.index >= 0) {
-    std::vector<YAML::Node> items;
-    for (int i = 0; i < static_cast<int>(parent->size()); ++i) {
-      if (i != last.index) items.push_back((*parent)[i]);
-    }
-    const YAML::Node seq = sequenceOf(items, *parent);
-    std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
-                                                               : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
-    const Step& pl = parent_steps.back();
-    if (pl.index >= 0) {
-      (*grand)[pl.index] = seq;
-    } else {
-      (*grand)[pl.key] = seq;
-    }
-  } else {
-    parent->remove(last.key);
   }
   const bool ok = commit(doc, tr("Remove %1").arg(path));
   if (ok && embedded) emit statusMessage(tr("The robot is now embedded in this scenario (chaser.model)."));
@@ -623,42 +511,15 @@ bool ScenarioEditor::duplicateItem(const QString& path) {
   }
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  const std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  std::optional<YAML::Node> parent = nodeAt(doc, parent_steps);
-  if (!parent || !nodeAt(doc, *steps)) {
+  try {
+    core::duplicateItem(doc, *steps);
+  } catch (const std::invalid_argument&) {
     fail(tr("No node '%1' to copy.").arg(path));
     return false;
   }
-  const int index = steps->back().index;
-  std::vector<YAML::Node> items = itemsOf(*parent);
-  YAML::Node copy = YAML::Clone(items[index]);
-  // Names must stay unique: the link's and its joint's.
-  std::set<std::string> names, joints;
-  for (const YAML::Node& n : items) {
-    names.insert(scalarOf(n, "name"));
-    if (n.IsMap()) joints.insert(scalarOf(n["joint"], "name"));
-  }
-  if (!scalarOf(copy, "name").empty()) copy["name"] = uniqueName(scalarOf(copy, "name"), names);
-  if (copy.IsMap() && !scalarOf(copy["joint"], "name").empty()) {
-    copy["joint"]["name"] = uniqueName(scalarOf(copy["joint"], "name"), joints);
-  }
-  std::vector<YAML::Node> with_copy;
-  for (int i = 0; i < static_cast<int>(items.size()); ++i) {
-    with_copy.push_back(items[i]);
-    if (i == index) with_copy.push_back(copy);
-  }
-  const YAML::Node seq = sequenceOf(with_copy, *parent);
-  std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
-                                                             : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
-  const Step& pl = parent_steps.back();
-  if (pl.index >= 0) {
-    (*grand)[pl.index] = seq;
-  } else {
-    (*grand)[pl.key] = seq;
-  }
   const bool ok = commit(doc, tr("Copy %1").arg(path));
   if (ok) {
-    select(childPath(path.left(path.lastIndexOf('[')), index + 1));
+    select(childPath(path.left(path.lastIndexOf('[')), steps->back().index + 1));
     if (embedded) emit statusMessage(tr("The robot is now embedded in this scenario (chaser.model)."));
   }
   return ok;
@@ -672,34 +533,15 @@ bool ScenarioEditor::moveItem(const QString& path, int delta) {
   }
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  const std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  std::optional<YAML::Node> parent = nodeAt(doc, parent_steps);
-  const int from = steps->back().index;
-  const int to = from + delta;
-  if (!parent || !parent->IsSequence() || from >= static_cast<int>(parent->size()) || to < 0 ||
-      to >= static_cast<int>(parent->size())) {
+  try {
+    core::moveItem(doc, *steps, delta);
+  } catch (const std::invalid_argument&) {
     fail(tr("Cannot move '%1' there.").arg(path));
     return false;
   }
-  std::vector<int> order;
-  for (int i = 0; i < static_cast<int>(parent->size()); ++i) {
-    if (i != from) order.push_back(i);
-  }
-  order.insert(order.begin() + to, from);
-  std::vector<YAML::Node> items;
-  for (int i : order) items.push_back((*parent)[i]);
-  const YAML::Node seq = sequenceOf(items, *parent);
-  std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
-                                                             : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
-  const Step& pl = parent_steps.back();
-  if (pl.index >= 0) {
-    (*grand)[pl.index] = seq;
-  } else {
-    (*grand)[pl.key] = seq;
-  }
   const bool ok = commit(doc, tr("Move %1 %2").arg(path, delta < 0 ? tr("up") : tr("down")));
   if (ok) {
-    select(childPath(path.left(path.lastIndexOf('[')), to));
+    select(childPath(path.left(path.lastIndexOf('[')), steps->back().index + delta));
     if (embedded) emit statusMessage(tr("The robot is now embedded in this scenario (chaser.model)."));
   }
   return ok;
@@ -711,14 +553,10 @@ void ScenarioEditor::saveTo(const QString& path) {
   const bool moved = fs::path(target).parent_path() != fs::absolute(path_).lexically_normal().parent_path();
   // A relative robot reference follows the scenario to its new place.
   if (std::optional<YAML::Node> robot = nodeAt(doc, {{"chaser"}, {"robot"}}); robot && robot->IsScalar() && moved) {
-    fs::path p(robot->Scalar());
-    if (p.is_relative()) {
-      const fs::path resolved = fs::absolute(fs::path(path_).parent_path() / p).lexically_normal();
-      const fs::path rel = resolved.lexically_relative(fs::path(target).parent_path());
-      doc["chaser"]["robot"] = rel.empty() ? resolved.string() : rel.generic_string();
-    }
+    const fs::path p(robot->Scalar());
+    if (p.is_relative()) doc["chaser"]["robot"] = core::robotReference((fs::path(path_).parent_path() / p).string(), target);
   }
-  const std::string text = yamlText(doc);
+  const std::string text = core::documentText(doc);
   core::writeFileAtomically(target, text);
   removeAutosave();  // saved: nothing to recover
   path_ = target;
@@ -895,7 +733,7 @@ void ScenarioEditor::rebuildTree() {
   rebuilding_ = true;
   model_->removeRows(0, model_->rowCount());
   if (doc_.IsMap()) {
-    const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+    const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
     const bool borrowed = robot_model_.IsMap();
     std::function<void(QStandardItem*, const YAML::Node&, const QString&, std::vector<Step>&)> add;
     add = [&](QStandardItem* parent, const YAML::Node& node, const QString& path, std::vector<Step>& steps) {
@@ -980,7 +818,7 @@ void ScenarioEditor::showProperties() {
 
   const QString path = selectedPath();
   const auto steps = parsePath(path);
-  const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+  const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
   const std::optional<YAML::Node> node = steps ? nodeAt(view, *steps) : std::nullopt;
   if (!node) {
     heading_->setText(doc_.IsNull() ? tr("No scenario open.") : tr("Select an item of the scenario to edit it."));

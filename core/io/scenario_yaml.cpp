@@ -11,6 +11,7 @@
 #include "core/flex/beam_modes.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/model_yaml.hpp"
+#include "core/io/scenario_document.hpp"
 #include "core/io/scenario_schema.hpp"
 #include "core/io/yaml_util.hpp"
 
@@ -23,34 +24,12 @@ namespace fs = std::filesystem;
 // entry (lists are not grown).
 void applyOverride(YAML::Node doc, const std::string& key, const std::string& value,
                    const std::string& file) {
-  // Each component: a map key (possibly empty before an index) and the list indices after it.
-  struct Part {
-    std::string name;
-    std::vector<std::size_t> indices;
-  };
-  std::vector<Part> parts;
-  std::stringstream ss(key);
-  for (std::string p; std::getline(ss, p, '.');) {
-    if (p.empty()) throw LoadError(file, 0, "--set " + key + ": empty key component");
-    Part part;
-    const std::size_t open = p.find('[');
-    part.name = p.substr(0, open);
-    for (std::size_t at = open; at != std::string::npos && at < p.size();) {
-      const std::size_t close = p.find(']', at);
-      const std::string digits = close == std::string::npos ? "" : p.substr(at + 1, close - at - 1);
-      if (p[at] != '[' || digits.empty() || digits.size() > 6 ||
-          digits.find_first_not_of("0123456789") != std::string::npos) {
-        throw LoadError(file, 0, "--set " + key + ": '" + p + "': expected NAME or NAME[INDEX] (an index of 0 or more)");
-      }
-      part.indices.push_back(std::stoul(digits));
-      at = close + 1;
-    }
-    if (part.name.empty() && (parts.empty() || part.indices.empty())) {
-      throw LoadError(file, 0, "--set " + key + ": empty key component");
-    }
-    parts.push_back(part);
+  std::vector<PathStep> steps;
+  try {
+    steps = parseDocumentPath(key);
+  } catch (const std::invalid_argument& e) {
+    throw LoadError(file, 0, "--set " + key + ": " + e.what());
   }
-  if (parts.empty()) throw LoadError(file, 0, "--set: empty key");
   if (!doc.IsMap() && !doc.IsNull()) throw LoadError(file, 0, "--set " + key + ": the document is not a map of keys");
   YAML::Node value_node;
   try {
@@ -62,34 +41,32 @@ void applyOverride(YAML::Node doc, const std::string& key, const std::string& va
   YAML::Node node;
   node.reset(doc);
   std::string where;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    const Part& part = parts[k];
-    const bool last = k + 1 == parts.size();
-    if (!part.name.empty()) {
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const PathStep& step = steps[k];
+    const bool last = k + 1 == steps.size();
+    if (step.index < 0) {
       if (node.IsDefined() && !node.IsNull() && !node.IsMap()) {
         throw LoadError(file, 0, "--set " + key + ": '" + where + "' is not a map");
       }
-      where += (where.empty() ? "" : ".") + part.name;
-      if (last && part.indices.empty()) {
-        node[part.name] = value_node;
+      where += (where.empty() ? "" : ".") + step.key;
+      if (last) {
+        node[step.key] = value_node;
         return;
       }
-      YAML::Node next = node[part.name];
+      YAML::Node next = node[step.key];
       node.reset(next);
-    }
-    for (std::size_t i = 0; i < part.indices.size(); ++i) {
-      const std::size_t index = part.indices[i];
+    } else {
       if (!node.IsSequence()) throw LoadError(file, 0, "--set " + key + ": '" + where + "' is not a list");
-      if (index >= node.size()) {
+      if (step.index >= static_cast<int>(node.size())) {
         throw LoadError(file, 0, "--set " + key + ": '" + where + "' has " + std::to_string(node.size()) +
                                      " entries (indices from 0)");
       }
-      where += "[" + std::to_string(index) + "]";
-      if (last && i + 1 == part.indices.size()) {
-        node[index] = value_node;
+      where += "[" + std::to_string(step.index) + "]";
+      if (last) {
+        node[step.index] = value_node;
         return;
       }
-      YAML::Node next = node[index];
+      YAML::Node next = node[step.index];
       node.reset(next);
     }
   }
@@ -591,9 +568,7 @@ void saveScenario(const Scenario& s, const std::string& path) {
   // reference is rewritten relative to the new place.
   Scenario moved = s;
   if (!s.chaser.robot_path.empty()) {
-    const fs::path dir = fs::absolute(fs::path(path)).parent_path();
-    const fs::path rel = fs::absolute(s.chaser.robot_path).lexically_normal().lexically_relative(dir);
-    moved.chaser.robot = rel.empty() ? fs::absolute(s.chaser.robot_path).string() : rel.generic_string();
+    moved.chaser.robot = robotReference(s.chaser.robot_path, path);
   }
   writeFileAtomically(path, scenarioToYaml(moved));
 }
