@@ -17,29 +17,16 @@
 #include "core/io/scenario_schema.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "tests/support/load_files.hpp"
+#include "tests/support/scenario_files.hpp"
 
 using namespace grapple::core;
 namespace fs = std::filesystem;
+using grapple::test::builtInScenarios;
+using grapple::test::readText;
 
 namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
-
-std::vector<std::string> builtInScenarios() {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(kSource + "/scenarios")) {
-    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The key reference of scenarios/README.md: the first yaml block of its "## Scenarios" section.
 std::string readmeReference() {
@@ -148,6 +135,36 @@ class TestScenarioSchema : public QObject {
     }
     qInfo("%d values outside their range refused", refused);
     QVERIFY(refused > 60);
+  }
+
+  // The options that are words: the table's choices are the enums' words, a value read is the
+  // enum's, and a wrong word is refused at its line with the words expected.
+  void OptionsAreEnumsReadFromTheirWords() {
+    auto words = [](const char* path) { return scenarioKey(path)->choices; };
+    auto table = [](const auto& t) {
+      std::vector<std::string> w;
+      for (const auto& e : t) w.push_back(e.word);
+      return w;
+    };
+    QVERIFY(words("controllers[capture].law") == table(kCaptureLawWords));
+    QVERIFY(words("controllers[capture].arm_pd") == table(kArmPdWords));
+    QVERIFY(words("controllers[capture].matching") == table(kCaptureMatchingWords));
+    QVERIFY(words("controllers[capture].reaction_inverse") == table(kReactionInverseWords));
+    QVERIFY(words("controllers[joint_trajectory].profile") == table(kPathProfileWords));
+    const std::string path = kSource + "/scenarios/capture_rigid.yaml";
+    const LoadedScenario s = loadScenario(path, {{"controllers[1].law", "transpose_jacobian"},
+                                                 {"controllers[1].arm_pd", "centralized"},
+                                                 {"controllers[1].matching", "position"}});
+    QCOMPARE(s.scenario.controllers[1].capture.law, CaptureLaw::kTransposeJacobian);
+    QCOMPARE(s.scenario.controllers[1].capture.arm_pd, ArmPd::kCentralized);
+    QCOMPARE(s.scenario.controllers[1].capture.matching, CaptureMatching::kPosition);
+    QVERIFY(scenarioToYaml(s.scenario).find("law: transpose_jacobian") != std::string::npos);
+    grapple::test::Files f;
+    const std::string bad = f.write("bad.yaml", "format: 1\nchaser:\n  robot: " + kSource +
+                                                    "/scenarios/robots/mda_deos.yaml\ncontrollers:\n"
+                                                    "  - {type: capture, law: joint_p}\n");
+    EXPECT_LOAD_ERROR(loadScenario(bad), bad, 5, "controllers[0].law: 'joint_p' is not one of: resolved_acceleration "
+                                                 "resolved_rate transpose_jacobian joint_pd (did you mean 'joint_pd'?)");
   }
 
   void BuiltIn_WrittenAndReadBackIdentical_data() {
