@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -33,6 +34,8 @@
 
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
+#include "core/io/scenario_document.hpp"
+#include "core/io/scenario_schema.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "ui/main_window.hpp"
 
@@ -66,31 +69,14 @@ namespace {
 constexpr int kPathRole = Qt::UserRole + 1;
 
 // A path "chaser.model.links[2].mass" as steps: a map key, or a list index (index >= 0).
-struct Step {
-  std::string key;
-  int index = -1;
-};
+using Step = core::PathStep;
 
 std::optional<std::vector<Step>> parsePath(const QString& path) {
-  std::vector<Step> steps;
-  for (const QString& part : path.split('.', Qt::SkipEmptyParts)) {
-    QString rest = part;
-    const int bracket = rest.indexOf('[');
-    const QString key = bracket < 0 ? rest : rest.left(bracket);
-    if (!key.isEmpty()) steps.push_back({key.toStdString(), -1});
-    rest = bracket < 0 ? QString() : rest.mid(bracket);
-    while (!rest.isEmpty()) {
-      const int close = rest.indexOf(']');
-      if (!rest.startsWith('[') || close < 0) return std::nullopt;
-      bool ok = false;
-      const int index = rest.mid(1, close - 1).toInt(&ok);
-      if (!ok || index < 0) return std::nullopt;
-      steps.push_back({{}, index});
-      rest = rest.mid(close + 1);
-    }
+  try {
+    return core::parseDocumentPath(path.toStdString());
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
-  if (steps.empty()) return std::nullopt;
-  return steps;
 }
 
 QString childPath(const QString& parent, const std::string& key) {
@@ -98,31 +84,7 @@ QString childPath(const QString& parent, const std::string& key) {
 }
 QString childPath(const QString& parent, int index) { return parent + QString("[%1]").arg(index); }
 
-// A handle to the node at `steps` inside root (sharing it: assigning through it edits root), or
-// nullopt if there is none. Never inserts anything.
-std::optional<YAML::Node> nodeAt(const YAML::Node& root, const std::vector<Step>& steps) {
-  YAML::Node cur;
-  cur.reset(root);
-  for (const Step& s : steps) {
-    const YAML::Node c = cur;  // const access: no insertion
-    if (s.index >= 0) {
-      if (!c.IsSequence() || s.index >= static_cast<int>(c.size())) return std::nullopt;
-      cur.reset(c[s.index]);
-    } else {
-      if (!c.IsMap()) return std::nullopt;
-      const YAML::Node next = c[s.key];
-      if (!next.IsDefined()) return std::nullopt;
-      cur.reset(next);
-    }
-  }
-  return cur;
-}
-
-std::string yamlText(const YAML::Node& doc) {
-  YAML::Emitter e;
-  e << doc;
-  return std::string(e.c_str()) + "\n";
-}
+using core::nodeAt;
 
 bool isScalarList(const YAML::Node& n) {
   if (!n.IsSequence() || n.size() == 0) return false;
@@ -154,7 +116,7 @@ std::string compact(const YAML::Node& n) {
 }
 
 std::string scalarOf(const YAML::Node& map, const char* key) {
-  if (!map.IsMap()) return {};
+  if (!map.IsDefined() || !map.IsMap()) return {};  // (a missing key's node throws on IsMap)
   const YAML::Node v = map[key];
   return v.IsDefined() && v.IsScalar() ? v.Scalar() : std::string();
 }
@@ -189,95 +151,37 @@ QString labelOf(const YAML::Node& n, int index) {
   return QString("[%1]").arg(index);
 }
 
-// The unit of a key where the format fixes it (scenarios/README.md).
-QString unitOf(const std::vector<Step>& steps) {
-  std::string key, parent, grand;
-  for (const Step& s : steps) {
-    if (s.index >= 0) continue;
-    grand = parent;
-    parent = key;
-    key = s.key;
-  }
-  if (parent == "inertia" || key == "inertia") return "kg m²";
-  if (key == "mass" || (parent == "tip_load" && key == "mass")) return "kg";
-  if (parent == "tip_load") return "kg m²";
-  if (key == "com" || key == "xyz" || key == "length" || key == "root" || key == "size" || key == "altitude" ||
-      key == "lever_arm" || key == "arm_length" || key == "tolerance" || key == "d" || key == "a") {
-    return "m";
-  }
-  if (key == "rpy" || key == "alpha" || key == "theta" || key == "lower" || key == "upper") return "rad";
-  if (key == "rate_deg_s" || key == "reaction_rate_deg_s") return "°/s";
-  if (key == "first_angle_deg" || key == "rpy_deg") return "°";
-  if (key == "density") return parent == "drag" ? "kg/m³" : "kg/m³";
-  if (key == "area") return "m²";
-  if (key == "young" || key == "shear" || key == "pressure") return key == "pressure" ? "N/m²" : "Pa";
-  if (key == "Iy" || key == "Iz") return "m⁴";
-  if (key == "frequency" || key == "quasi_static_above") return "rad/s";
-  if (key == "duration" || key == "start" || key == "step" || key == "max_step" || key == "hold" || key == "horizon" ||
-      key == "isp" || key == "end" || key == "t" || key == "rotor_time_constant" || key == "joint_time_constant") {
-    return "s";
-  }
-  if (key == "record_rate" || key == "control_rate") return "Hz";
-  if (key == "gravity") return "m/s²";
-  if (key == "torque_limit") return "N m";
-  if (key == "armature") return "kg m²";
-  if (key == "speed_tolerance") return "m/s";
-  if (key == "twist") return "m/s, rad/s";
-  if (key == "attitude") return "[w x y z]";
-  if ((parent == "debris" || grand == "debris") && (key == "position" || key == "target")) return "m";
-  if (grand == "debris" && key == "velocity") return "m/s";
-  if (parent == "base" && key == "position") return "m";
-  if (grand == "joints" && key == "position") return "rad or m";
-  if (grand == "joints" && key == "velocity") return "rad/s or m/s";
-  if (key == "damping_ratio" || key == "structural_damping") return "ξ";
-  return {};
+// The unit of a robot file's key (scenarios/README.md, "Robots"): inside chaser.model.
+QString robotUnitOf(const std::string& parent, const std::string& key) {
+  if (parent == "tip_load") return key == "mass" ? "kg" : "kg m²";
+  if (parent == "inertia" || key == "inertia" || key == "armature") return "kg m²";
+  static const std::map<std::string, QString> kUnits{
+      {"mass", "kg"},    {"com", "m"},      {"xyz", "m"},      {"length", "m"},      {"root", "m"},
+      {"size", "m"},     {"radius", "m"},   {"d", "m"},        {"a", "m"},           {"rpy", "rad"},
+      {"alpha", "rad"},  {"theta", "rad"},  {"lower", "rad"},  {"upper", "rad"},     {"density", "kg/m³"},
+      {"area", "m²"},    {"young", "Pa"},   {"shear", "Pa"},   {"Iy", "m⁴"},         {"Iz", "m⁴"},
+      {"frequency", "rad/s"}, {"gravity", "m/s²"}, {"damping_ratio", "ξ"}};
+  const auto it = kUnits.find(key);
+  return it == kUnits.end() ? QString() : it->second;
 }
 
-// The document with the chaser's `robot` replaced (or followed, keep_robot) by `model`, in place.
-YAML::Node withModel(const YAML::Node& doc, const YAML::Node& model, bool keep_robot) {
-  YAML::Node out(YAML::NodeType::Map);
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    const std::string key = it->first.Scalar();
-    if (key != "chaser" || !it->second.IsMap()) {
-      out[key] = YAML::Clone(it->second);
-      continue;
+// The unit of the key at `steps`: the scenario format's (core/io/scenario_schema), or inside the
+// embedded robot the robot format's.
+QString unitOf(const YAML::Node& doc, const std::vector<Step>& steps) {
+  if (steps.size() > 2 && steps[0].key == "chaser" && steps[1].key == "model") {
+    std::string key, parent;
+    for (const Step& s : steps) {
+      if (s.index >= 0) continue;
+      parent = key;
+      key = s.key;
     }
-    YAML::Node chaser(YAML::NodeType::Map);
-    for (auto c = it->second.begin(); c != it->second.end(); ++c) {
-      const std::string ck = c->first.Scalar();
-      if (ck == "robot") {
-        if (keep_robot) chaser["robot"] = YAML::Clone(c->second);
-        chaser["model"] = YAML::Clone(model);
-      } else {
-        chaser[ck] = YAML::Clone(c->second);
-      }
-    }
-    out[key] = chaser;
+    return robotUnitOf(parent, key);
   }
-  return out;
-}
-
-// A sequence rebuilt from clones of `items`, in the style of `like`.
-YAML::Node sequenceOf(const std::vector<YAML::Node>& items, const YAML::Node& like) {
-  YAML::Node seq(YAML::NodeType::Sequence);
-  seq.SetStyle(like.Style());
-  for (const YAML::Node& n : items) seq.push_back(YAML::Clone(n));
-  return seq;
-}
-
-// (Only ever push_back into a vector of nodes: insert and erase shift its elements by assignment,
-// and assigning a YAML::Node rewrites the node it points at.)
-std::vector<YAML::Node> itemsOf(const YAML::Node& seq) {
-  std::vector<YAML::Node> items;
-  for (const YAML::Node& n : seq) items.push_back(n);
-  return items;
-}
-
-// `name` made unique among `taken` by a suffix.
-std::string uniqueName(const std::string& name, const std::set<std::string>& taken) {
-  std::string candidate = name + "_copy";
-  for (int k = 2; taken.count(candidate); ++k) candidate = name + "_copy" + std::to_string(k);
-  return candidate;
+  std::vector<core::PathStep> path;
+  for (const Step& s : steps) path.push_back({s.key, s.index});
+  const core::ScenarioKey* k = core::scenarioKeyAt(doc, path);
+  if (!k) return {};
+  return k->type == core::KeyType::kQuaternion ? "[w x y z]" : QString::fromStdString(k->unit);
 }
 
 // The first line of an autosave file; the scenario's path follows it.
@@ -454,7 +358,7 @@ void ScenarioEditor::onScenarioReplaced() {
   clearError();
   try {
     // An open (or a scenario equal to its file): the file's document.
-    const std::string text = yamlText(core::readScenarioDocument(wpath, window_->overrides()));
+    const std::string text = core::documentText(core::readScenarioDocument(wpath, window_->overrides()));
     const std::string scen = core::scenarioToYaml(core::loadScenarioDocument(wpath, YAML::Load(text)).scenario);
     if (wpath != path_ || scen == now) {
       path_ = wpath;
@@ -511,7 +415,7 @@ bool ScenarioEditor::restore(const std::string& text) {
 }
 
 bool ScenarioEditor::commit(const YAML::Node& doc, const QString& what) {
-  const std::string text = yamlText(doc);
+  const std::string text = core::documentText(doc);
   if (text == text_) {
     clearError();
     return true;
@@ -526,7 +430,7 @@ YAML::Node ScenarioEditor::editableCopy(const QString& path, bool* embedded) con
   *embedded = false;
   if (path.startsWith("chaser.model") && robot_model_.IsMap() && !robotEmbedded()) {
     *embedded = true;
-    return withModel(doc_, robot_model_, /*keep_robot=*/false);
+    return core::withModel(doc_, robot_model_, /*keep_robot=*/false);
   }
   return YAML::Clone(doc_);
 }
@@ -534,14 +438,14 @@ YAML::Node ScenarioEditor::editableCopy(const QString& path, bool* embedded) con
 bool ScenarioEditor::hasNode(const QString& path) const {
   const auto steps = parsePath(path);
   if (!steps || doc_.IsNull()) return false;
-  const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+  const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
   return nodeAt(view, *steps).has_value();
 }
 
 QString ScenarioEditor::valueText(const QString& path) const {
   const auto steps = parsePath(path);
   if (!steps || doc_.IsNull()) return {};
-  const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+  const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
   const std::optional<YAML::Node> n = nodeAt(view, *steps);
   return n ? QString::fromStdString(compact(*n)) : QString();
 }
@@ -561,22 +465,15 @@ bool ScenarioEditor::setValue(const QString& path, const QString& yaml) {
     fail(tr("%1: '%2' is not a YAML value: %3").arg(path, yaml, QString::fromStdString(e.msg)));
     return false;
   }
+  // A name or a description stays text, whatever it looks like.
+  if (steps->back().key == "name" || steps->back().key == "description") value = YAML::Node(yaml.toStdString());
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  const Step& last = steps->back();
-  std::optional<YAML::Node> parent = parent_steps.empty() ? std::optional<YAML::Node>(doc) : nodeAt(doc, parent_steps);
-  if (!parent || (last.index >= 0 && (!parent->IsSequence() || last.index >= static_cast<int>(parent->size()))) ||
-      (last.index < 0 && !parent->IsMap())) {
+  try {
+    core::setNode(doc, *steps, value);
+  } catch (const std::invalid_argument&) {
     fail(tr("No node '%1' to edit.").arg(path));
     return false;
-  }
-  // A name or a description stays text, whatever it looks like.
-  if (last.key == "name" || last.key == "description") value = YAML::Node(yaml.toStdString());
-  if (last.index >= 0) {
-    (*parent)[last.index] = value;
-  } else {
-    (*parent)[last.key] = value;
   }
   if (!commit(doc, tr("Set %1 = %2").arg(path, yaml))) return false;
   if (embedded) {
@@ -595,29 +492,11 @@ bool ScenarioEditor::removeItem(const QString& path) {
   }
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  const std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  std::optional<YAML::Node> parent = parent_steps.empty() ? std::optional<YAML::Node>(doc) : nodeAt(doc, parent_steps);
-  const Step& last = steps->back();
-  if (!parent || !nodeAt(doc, *steps)) {
+  try {
+    core::removeNode(doc, *steps);
+  } catch (const std::invalid_argument&) {
     fail(tr("No node '%1' to remove.").arg(path));
     return false;
-  }
-  if (last.index >= 0) {
-    std::vector<YAML::Node> items;
-    for (int i = 0; i < static_cast<int>(parent->size()); ++i) {
-      if (i != last.index) items.push_back((*parent)[i]);
-    }
-    const YAML::Node seq = sequenceOf(items, *parent);
-    std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
-                                                               : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
-    const Step& pl = parent_steps.back();
-    if (pl.index >= 0) {
-      (*grand)[pl.index] = seq;
-    } else {
-      (*grand)[pl.key] = seq;
-    }
-  } else {
-    parent->remove(last.key);
   }
   const bool ok = commit(doc, tr("Remove %1").arg(path));
   if (ok && embedded) emit statusMessage(tr("The robot is now embedded in this scenario (chaser.model)."));
@@ -632,42 +511,15 @@ bool ScenarioEditor::duplicateItem(const QString& path) {
   }
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  const std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  std::optional<YAML::Node> parent = nodeAt(doc, parent_steps);
-  if (!parent || !nodeAt(doc, *steps)) {
+  try {
+    core::duplicateItem(doc, *steps);
+  } catch (const std::invalid_argument&) {
     fail(tr("No node '%1' to copy.").arg(path));
     return false;
   }
-  const int index = steps->back().index;
-  std::vector<YAML::Node> items = itemsOf(*parent);
-  YAML::Node copy = YAML::Clone(items[index]);
-  // Names must stay unique: the link's and its joint's.
-  std::set<std::string> names, joints;
-  for (const YAML::Node& n : items) {
-    names.insert(scalarOf(n, "name"));
-    if (n.IsMap()) joints.insert(scalarOf(n["joint"], "name"));
-  }
-  if (!scalarOf(copy, "name").empty()) copy["name"] = uniqueName(scalarOf(copy, "name"), names);
-  if (copy.IsMap() && !scalarOf(copy["joint"], "name").empty()) {
-    copy["joint"]["name"] = uniqueName(scalarOf(copy["joint"], "name"), joints);
-  }
-  std::vector<YAML::Node> with_copy;
-  for (int i = 0; i < static_cast<int>(items.size()); ++i) {
-    with_copy.push_back(items[i]);
-    if (i == index) with_copy.push_back(copy);
-  }
-  const YAML::Node seq = sequenceOf(with_copy, *parent);
-  std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
-                                                             : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
-  const Step& pl = parent_steps.back();
-  if (pl.index >= 0) {
-    (*grand)[pl.index] = seq;
-  } else {
-    (*grand)[pl.key] = seq;
-  }
   const bool ok = commit(doc, tr("Copy %1").arg(path));
   if (ok) {
-    select(childPath(path.left(path.lastIndexOf('[')), index + 1));
+    select(childPath(path.left(path.lastIndexOf('[')), steps->back().index + 1));
     if (embedded) emit statusMessage(tr("The robot is now embedded in this scenario (chaser.model)."));
   }
   return ok;
@@ -681,34 +533,15 @@ bool ScenarioEditor::moveItem(const QString& path, int delta) {
   }
   bool embedded = false;
   YAML::Node doc = editableCopy(path, &embedded);
-  const std::vector<Step> parent_steps(steps->begin(), steps->end() - 1);
-  std::optional<YAML::Node> parent = nodeAt(doc, parent_steps);
-  const int from = steps->back().index;
-  const int to = from + delta;
-  if (!parent || !parent->IsSequence() || from >= static_cast<int>(parent->size()) || to < 0 ||
-      to >= static_cast<int>(parent->size())) {
+  try {
+    core::moveItem(doc, *steps, delta);
+  } catch (const std::invalid_argument&) {
     fail(tr("Cannot move '%1' there.").arg(path));
     return false;
   }
-  std::vector<int> order;
-  for (int i = 0; i < static_cast<int>(parent->size()); ++i) {
-    if (i != from) order.push_back(i);
-  }
-  order.insert(order.begin() + to, from);
-  std::vector<YAML::Node> items;
-  for (int i : order) items.push_back((*parent)[i]);
-  const YAML::Node seq = sequenceOf(items, *parent);
-  std::optional<YAML::Node> grand = parent_steps.size() == 1 ? std::optional<YAML::Node>(doc)
-                                                             : nodeAt(doc, {parent_steps.begin(), parent_steps.end() - 1});
-  const Step& pl = parent_steps.back();
-  if (pl.index >= 0) {
-    (*grand)[pl.index] = seq;
-  } else {
-    (*grand)[pl.key] = seq;
-  }
   const bool ok = commit(doc, tr("Move %1 %2").arg(path, delta < 0 ? tr("up") : tr("down")));
   if (ok) {
-    select(childPath(path.left(path.lastIndexOf('[')), to));
+    select(childPath(path.left(path.lastIndexOf('[')), steps->back().index + delta));
     if (embedded) emit statusMessage(tr("The robot is now embedded in this scenario (chaser.model)."));
   }
   return ok;
@@ -720,14 +553,10 @@ void ScenarioEditor::saveTo(const QString& path) {
   const bool moved = fs::path(target).parent_path() != fs::absolute(path_).lexically_normal().parent_path();
   // A relative robot reference follows the scenario to its new place.
   if (std::optional<YAML::Node> robot = nodeAt(doc, {{"chaser"}, {"robot"}}); robot && robot->IsScalar() && moved) {
-    fs::path p(robot->Scalar());
-    if (p.is_relative()) {
-      const fs::path resolved = fs::absolute(fs::path(path_).parent_path() / p).lexically_normal();
-      const fs::path rel = resolved.lexically_relative(fs::path(target).parent_path());
-      doc["chaser"]["robot"] = rel.empty() ? resolved.string() : rel.generic_string();
-    }
+    const fs::path p(robot->Scalar());
+    if (p.is_relative()) doc["chaser"]["robot"] = core::robotReference((fs::path(path_).parent_path() / p).string(), target);
   }
-  const std::string text = yamlText(doc);
+  const std::string text = core::documentText(doc);
   core::writeFileAtomically(target, text);
   removeAutosave();  // saved: nothing to recover
   path_ = target;
@@ -904,7 +733,7 @@ void ScenarioEditor::rebuildTree() {
   rebuilding_ = true;
   model_->removeRows(0, model_->rowCount());
   if (doc_.IsMap()) {
-    const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+    const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
     const bool borrowed = robot_model_.IsMap();
     std::function<void(QStandardItem*, const YAML::Node&, const QString&, std::vector<Step>&)> add;
     add = [&](QStandardItem* parent, const YAML::Node& node, const QString& path, std::vector<Step>& steps) {
@@ -914,7 +743,7 @@ void ScenarioEditor::rebuildTree() {
         key->setEditable(false);
         auto* value = new QStandardItem;
         value->setData(child_path, kPathRole);
-        auto* unit = new QStandardItem(unitOf(steps));
+        auto* unit = new QStandardItem(unitOf(doc_, steps));
         unit->setEditable(false);
         if (isLeaf(child)) {
           value->setText(QString::fromStdString(compact(child)));
@@ -989,7 +818,7 @@ void ScenarioEditor::showProperties() {
 
   const QString path = selectedPath();
   const auto steps = parsePath(path);
-  const YAML::Node view = robot_model_.IsMap() ? withModel(doc_, robot_model_, true) : doc_;
+  const YAML::Node view = robot_model_.IsMap() ? core::withModel(doc_, robot_model_, true) : doc_;
   const std::optional<YAML::Node> node = steps ? nodeAt(view, *steps) : std::nullopt;
   if (!node) {
     heading_->setText(doc_.IsNull() ? tr("No scenario open.") : tr("Select an item of the scenario to edit it."));
@@ -1009,7 +838,7 @@ void ScenarioEditor::showProperties() {
     auto* edit = new QLineEdit(QString::fromStdString(compact(value)), form_);
     edit->setObjectName("edit:" + value_path);
     edit->setToolTip(tr("YAML: a number, a word, or a list [a, b, c]; Enter applies"));
-    const QString unit = unitOf(value_steps);
+    const QString unit = unitOf(doc_, value_steps);
     QWidget* field = edit;
     if (!unit.isEmpty()) {
       field = new QWidget(form_);

@@ -24,6 +24,7 @@
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/load_error.hpp"
+#include "core/io/scenario_schema.hpp"
 #include "ui/main_window.hpp"
 #include "ui/scenario_editor.hpp"
 #include "ui/sim_runner.hpp"
@@ -96,27 +97,46 @@ std::vector<std::pair<int, std::string>> oneDofJoints(const core::Model& m) {
   return j;
 }
 
-TuningField number(std::string key, QString label, QString unit, Range range,
+// A field of the scenario key `section`.`key` (core/io/scenario_schema): its unit and range are
+// the format's.
+TuningField number(const char* section, const std::string& key, QString label,
                    std::function<double&(core::Scenario&)> value, QString tip = {}) {
+  const std::string path = std::string(section) + "." + key;
+  const core::ScenarioKey* k = core::scenarioKey(path);
+  if (!k) throw std::logic_error("tuning: no scenario key " + path);
   TuningField f;
-  f.key = std::move(key);
+  f.key = key;
   f.label = std::move(label);
-  f.unit = std::move(unit);
-  f.range = range;
+  f.unit = QString::fromStdString(k->unit);
+  f.bounds = k->range;
+  f.range = k->range.lo == 0 && std::isinf(k->range.hi) ? (k->range.lo_open ? Range::kPositive : Range::kNonNegative)
+                                                         : Range::kAny;
   f.value = std::move(value);
   f.tip = std::move(tip);
   return f;
 }
+// The same for entry `index` of a list (a gain per joint): key "joint_kp[2]".
+TuningField number(const char* section, const std::string& key, std::size_t index, QString label,
+                   std::function<double&(core::Scenario&)> value, QString tip = {}) {
+  TuningField f = number(section, key, std::move(label), std::move(value), std::move(tip));
+  f.key = key + "[" + std::to_string(index) + "]";
+  return f;
+}
+
+constexpr char kAttitude[] = "chaser.attitude_control", kJointPath[] = "controllers[joint_trajectory]",
+               kCapture[] = "controllers[capture]", kAerial[] = "controllers[aerial]",
+               kTorqueWindow[] = "controllers[torque_windows].windows[]";
 
 QString seconds(double t) { return QString::number(t, 'g', 4); }
 
 }  // namespace
 
 double tuningMinimum(const TuningField& f) {
-  return f.range == Range::kPositive ? 1e-12 : f.range == Range::kNonNegative ? 0.0 : -1e9;
+  const core::Bounds& b = f.bounds;
+  return std::isfinite(b.lo) ? (b.lo_open ? b.lo + std::max(1e-12, std::abs(b.lo) * 1e-12) : b.lo) : -1e9;
 }
 
-double tuningMaximum(const TuningField&) { return 1e9; }
+double tuningMaximum(const TuningField& f) { return std::min(f.bounds.hi, 1e9); }
 
 std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
   std::vector<TuningPage> pages;
@@ -124,12 +144,12 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
   if (s.chaser.attitude_control) {
     TuningPage p;
     p.title = QObject::tr("Attitude control");
-    p.fields.push_back(number("kp", "kp", "1/s²", Range::kNonNegative,
+    p.fields.push_back(number(kAttitude, "kp", "kp",
                               [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kp; },
                               QObject::tr("bus angular acceleration -kp e - kd ω (e: rotation from the held attitude)")));
-    p.fields.push_back(number("kd", "kd", "1/s", Range::kNonNegative,
+    p.fields.push_back(number(kAttitude, "kd", "kd",
                               [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kd; }));
-    p.fields.push_back(number("torque_limit", QObject::tr("torque limit"), "N m", Range::kPositive,
+    p.fields.push_back(number(kAttitude, "torque_limit", QObject::tr("torque limit"),
                               [](core::Scenario& x) -> double& { return x.chaser.attitude_control->torque_limit; },
                               QObject::tr("per axis (thesis Table 8.1: 5 N m)")));
     TuningField ff;
@@ -148,10 +168,10 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
     switch (c.type) {
       case core::ControllerType::kJointTrajectory:
         p.title = QObject::tr("Joint path %1–%2 s").arg(seconds(c.start), seconds(c.start + c.duration));
-        p.fields.push_back(number("kp", "kp", "1/s²", Range::kNonNegative,
+        p.fields.push_back(number(kJointPath, "kp", "kp",
                                   [spec](core::Scenario& x) -> double& { return spec(x).kp; },
                                   QObject::tr("tracking error dynamics ë + kd ė + kp e = 0")));
-        p.fields.push_back(number("kd", "kd", "1/s", Range::kNonNegative,
+        p.fields.push_back(number(kJointPath, "kd", "kd",
                                   [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
         break;
       case core::ControllerType::kTorqueWindows:
@@ -159,11 +179,15 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
         for (std::size_t j = 0; j < c.windows.size(); ++j) {
           const std::string w = "windows[" + std::to_string(j) + "].";
           const QString name = QString::fromStdString(c.windows[j].joint);
-          p.fields.push_back(number(w + "amplitude", QObject::tr("%1 amplitude").arg(name), "N m", Range::kAny,
-                                    [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].amplitude; }));
-          p.fields.push_back(number(w + "divisor", QObject::tr("%1 divisor").arg(name), "s", Range::kPositive,
-                                    [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].divisor; },
-                                    QObject::tr("τ = amplitude sin(t / divisor)")));
+          TuningField amplitude = number(kTorqueWindow, "amplitude", QObject::tr("%1 amplitude").arg(name),
+                                         [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].amplitude; });
+          TuningField divisor = number(kTorqueWindow, "divisor", QObject::tr("%1 divisor").arg(name),
+                                       [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].divisor; },
+                                       QObject::tr("τ = amplitude sin(t / divisor)"));
+          amplitude.key = w + amplitude.key;
+          divisor.key = w + divisor.key;
+          p.fields.push_back(amplitude);
+          p.fields.push_back(divisor);
         }
         break;
       case core::ControllerType::kCapture: {
@@ -172,58 +196,62 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
         auto cp = [spec](double core::ControllerSpec::Capture::*member) {
           return [spec, member](core::Scenario& x) -> double& { return spec(x).capture.*member; };
         };
-        p.fields.push_back(number("kp", "kp", "1/s²", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "kp", "kp",
                                   [spec](core::Scenario& x) -> double& { return spec(x).kp; },
                                   QObject::tr("the hand's Cartesian error dynamics")));
-        p.fields.push_back(number("kd", "kd", "1/s", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "kd", "kd",
                                   [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
-        if (cap.law == "joint_pd") {
-          const bool central = cap.arm_pd == "centralized";
+        if (cap.law == core::CaptureLaw::kJointPd) {
+          const bool central = cap.arm_pd == core::ArmPd::kCentralized;
           std::vector<double> kp, kd;
           core::captureJointGains(cap, joints.size(), kp, kd);
           cap.joint_kp = kp;
           cap.joint_kd = kd;
           for (std::size_t j = 0; j < joints.size(); ++j) {
             const QString name = QString::fromStdString(joints[j].second);
-            p.fields.push_back(number("joint_kp[" + std::to_string(j) + "]", QObject::tr("%1 Kp").arg(name),
-                                      central ? "1/s²" : "N m/rad", Range::kNonNegative,
+            TuningField kp_j = number(kCapture, "joint_kp", j, QObject::tr("%1 Kp").arg(name),
                                       [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kp[j]; },
-                                      QObject::tr("joint PD (%1)").arg(QString::fromStdString(cap.arm_pd))));
-            p.fields.push_back(number("joint_kd[" + std::to_string(j) + "]", QObject::tr("%1 Kd").arg(name),
-                                      central ? "1/s" : "N m s/rad", Range::kNonNegative,
-                                      [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kd[j]; }));
+                                      QObject::tr("joint PD (%1)").arg(QString(core::wordOf(cap.arm_pd, core::kArmPdWords))));
+            TuningField kd_j = number(kCapture, "joint_kd", j, QObject::tr("%1 Kd").arg(name),
+                                      [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kd[j]; });
+            if (central) {  // the gains premultiplied by D(q0)
+              kp_j.unit = "1/s²";
+              kd_j.unit = "1/s";
+            }
+            p.fields.push_back(kp_j);
+            p.fields.push_back(kd_j);
           }
         }
-        if (cap.law == "transpose_jacobian") {
-          p.fields.push_back(number("force_kp", QObject::tr("hand spring"), "N/m", Range::kNonNegative,
+        if (cap.law == core::CaptureLaw::kTransposeJacobian) {
+          p.fields.push_back(number(kCapture, "force_kp", QObject::tr("hand spring"),
                                     cp(&core::ControllerSpec::Capture::force_kp)));
-          p.fields.push_back(number("force_kd", QObject::tr("hand damper"), "N s/m", Range::kNonNegative,
+          p.fields.push_back(number(kCapture, "force_kd", QObject::tr("hand damper"),
                                     cp(&core::ControllerSpec::Capture::force_kd)));
         }
-        p.fields.push_back(number("posture_kp", QObject::tr("posture kp"), "1/s²", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "posture_kp", QObject::tr("posture kp"),
                                   cp(&core::ControllerSpec::Capture::posture_kp),
                                   QObject::tr("null-space pull to the start pose")));
-        p.fields.push_back(number("posture_kd", QObject::tr("posture kd"), "1/s", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "posture_kd", QObject::tr("posture kd"),
                                   cp(&core::ControllerSpec::Capture::posture_kd)));
-        p.fields.push_back(number("post_kp", QObject::tr("after grasp kp"), "1/s²", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "post_kp", QObject::tr("after grasp kp"),
                                   cp(&core::ControllerSpec::Capture::post_kp),
                                   QObject::tr("joints held after the grasp (soft: they carry the debris)")));
-        p.fields.push_back(number("post_kd", QObject::tr("after grasp kd"), "1/s", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "post_kd", QObject::tr("after grasp kd"),
                                   cp(&core::ControllerSpec::Capture::post_kd)));
-        p.fields.push_back(number("damping", QObject::tr("DLS damping λ_max"), "", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "damping", QObject::tr("DLS damping λ_max"),
                                   cp(&core::ControllerSpec::Capture::damping),
                                   QObject::tr("damped least squares near singularities")));
-        p.fields.push_back(number("singular_threshold", QObject::tr("damping below σ"), "", Range::kPositive,
+        p.fields.push_back(number(kCapture, "singular_threshold", QObject::tr("damping below σ"),
                                   cp(&core::ControllerSpec::Capture::singular_threshold)));
-        if (cap.reaction_inverse == "adjugate") {
-          p.fields.push_back(number("adjugate_limit", QObject::tr("adjugate limit"), "", Range::kPositive,
+        if (cap.reaction_inverse == core::ReactionInverse::kAdjugate) {
+          p.fields.push_back(number(kCapture, "adjugate_limit", QObject::tr("adjugate limit"),
                                     cp(&core::ControllerSpec::Capture::adjugate_limit)));
         }
-        p.fields.push_back(number("tolerance", QObject::tr("grasp distance"), "m", Range::kPositive,
+        p.fields.push_back(number(kCapture, "tolerance", QObject::tr("grasp distance"),
                                   cp(&core::ControllerSpec::Capture::tolerance)));
-        p.fields.push_back(number("speed_tolerance", QObject::tr("grasp speed"), "m/s", Range::kPositive,
+        p.fields.push_back(number(kCapture, "speed_tolerance", QObject::tr("grasp speed"),
                                   cp(&core::ControllerSpec::Capture::speed_tolerance)));
-        p.fields.push_back(number("hold", QObject::tr("grasp hold"), "s", Range::kNonNegative,
+        p.fields.push_back(number(kCapture, "hold", QObject::tr("grasp hold"),
                                   cp(&core::ControllerSpec::Capture::hold)));
         break;
       }
@@ -237,9 +265,8 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
             const QString name = j < 6 ? QString(kBase[j])
                                        : j - 6 < joints.size() ? QString::fromStdString(joints[j - 6].second)
                                                                : QString::number(j);
-            p.fields.push_back(number(std::string(key) + "[" + std::to_string(j) + "]",
-                                      QString("%1 %2").arg(name, is_kp ? "Kp" : "Kv"), is_kp ? "1/s²" : "1/s",
-                                      Range::kNonNegative, [spec, j, is_kp](core::Scenario& x) -> double& {
+            p.fields.push_back(number(kAerial, key, j, QString("%1 %2").arg(name, is_kp ? "Kp" : "Kv"),
+                                      [spec, j, is_kp](core::Scenario& x) -> double& {
                                         return is_kp ? spec(x).aerial.kp[j] : spec(x).aerial.kv[j];
                                       }));
           }
@@ -247,15 +274,15 @@ std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
         auto ap = [spec](double core::ControllerSpec::Aerial::*member) {
           return [spec, member](core::Scenario& x) -> double& { return spec(x).aerial.*member; };
         };
-        p.fields.push_back(number("max_rpm", QObject::tr("rotor speed limit"), "rpm", Range::kPositive,
+        p.fields.push_back(number(kAerial, "max_rpm", QObject::tr("rotor speed limit"),
                                   ap(&core::ControllerSpec::Aerial::max_rpm)));
-        p.fields.push_back(number("k_t", QObject::tr("thrust coefficient"), "N/rpm²", Range::kPositive,
+        p.fields.push_back(number(kAerial, "k_t", QObject::tr("thrust coefficient"),
                                   ap(&core::ControllerSpec::Aerial::k_t)));
-        p.fields.push_back(number("k_p", QObject::tr("drag torque coefficient"), "N m/rpm²", Range::kPositive,
+        p.fields.push_back(number(kAerial, "k_p", QObject::tr("drag torque coefficient"),
                                   ap(&core::ControllerSpec::Aerial::k_p)));
-        p.fields.push_back(number("rotor_time_constant", QObject::tr("rotor lag"), "s", Range::kPositive,
+        p.fields.push_back(number(kAerial, "rotor_time_constant", QObject::tr("rotor lag"),
                                   ap(&core::ControllerSpec::Aerial::rotor_time_constant)));
-        p.fields.push_back(number("joint_time_constant", QObject::tr("joint lag"), "s", Range::kPositive,
+        p.fields.push_back(number(kAerial, "joint_time_constant", QObject::tr("joint lag"),
                                   ap(&core::ControllerSpec::Aerial::joint_time_constant)));
         break;
       }
@@ -273,7 +300,7 @@ bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eig
   const core::ControllerSpec* first = nullptr;
   for (const core::ControllerSpec& c : s.controllers) {
     const bool pd = (c.type == core::ControllerType::kJointTrajectory && (c.kp > 0 || c.kd > 0)) ||
-                    (c.type == core::ControllerType::kCapture && c.capture.law == "joint_pd");
+                    (c.type == core::ControllerType::kCapture && c.capture.law == core::CaptureLaw::kJointPd);
     if (!pd) continue;
     if (!first) first = &c;
     if (c.start <= t) arm = &c;
@@ -312,8 +339,8 @@ bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eig
       for (const auto& j : joints) idx.push_back(j.first);
       kp = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
       kd = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
-      centralized = arm->capture.arm_pd == "centralized";
-      parts << QObject::tr("capture joint PD (%1)").arg(QString::fromStdString(arm->capture.arm_pd));
+      centralized = arm->capture.arm_pd == core::ArmPd::kCentralized;
+      parts << QObject::tr("capture joint PD (%1)").arg(QString(core::wordOf(arm->capture.arm_pd, core::kArmPdWords)));
     } else {
       // Computed torque with error dynamics ë + kd ė + kp e = 0: the centralized structure.
       for (const auto& j : joints) {
@@ -551,8 +578,7 @@ bool TuningPanel::startSynthesis() {
   }
   const core::Scenario& s = window_->loaded().scenario;
   core::SynthesisStructure st;
-  st.centralized = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.arm_pd ==
-                   "centralized";
+  st.centralized = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.arm_pd == core::ArmPd::kCentralized;
   st.base = s.chaser.attitude_control && s.chaser.attitude_control->active() && m.base_mode == core::BaseMode::kFloating
                 ? core::SynthesisStructure::Base::kAttitudeScalar
                 : core::SynthesisStructure::Base::kNone;
@@ -808,9 +834,7 @@ void TuningPanel::buildPage(std::size_t index) {
       spin->setRange(tuningMinimum(f), tuningMaximum(f));
       if (!f.unit.isEmpty()) spin->setSuffix(" " + f.unit);
       spin->setValue(f.value(base_));
-      const QString range = f.range == Range::kPositive      ? tr("> 0")
-                            : f.range == Range::kNonNegative ? tr("≥ 0")
-                                                             : tr("any value");
+      const QString range = f.bounds.text().empty() ? tr("any value") : QString::fromStdString(f.bounds.text());
       spin->setToolTip((f.tip.isEmpty() ? QString() : f.tip + "\n") + tr("%1: %2%3").arg(QString::fromStdString(f.key), range,
                                                                                      f.unit.isEmpty() ? "" : " [" + f.unit + "]"));
       connect(spin, &QDoubleSpinBox::valueChanged, this, [this] {

@@ -23,6 +23,7 @@
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/robust.hpp"
 #include "core/analysis/synthesis.hpp"
+#include "core/io/scenario_schema.hpp"
 #include "core/io/scenario_yaml.hpp"
 
 class QCustomPlot;
@@ -46,7 +47,8 @@ struct TuningField {
   std::string key;      // as in the scenario file: "kp", "torque_limit", "joint_kp[2]"
   QString label;        // shown
   QString unit;         // shown as the suffix ("" for a ratio)
-  Range range = Range::kNonNegative;
+  Range range = Range::kNonNegative;  // of `bounds`, the scenario format's for the key
+  core::Bounds bounds = core::bounds::kNonNegative;
   std::function<double&(core::Scenario&)> value;  // where it lives in the Scenario
   std::function<bool&(core::Scenario&)> flag;     // set instead for an on/off setting (a check box)
   QString tip;

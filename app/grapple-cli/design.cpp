@@ -63,7 +63,7 @@ int runDesign(const DesignArgs& a) {
   // The structure: the scenario's (its attitude control's kp, kd if the bus floats under one; the
   // joints as arm_pd says) or the thesis' (free 3x3 AOCS rotation blocks, eq. 8.1).
   SynthesisStructure st;
-  st.centralized = spec.capture.arm_pd == "centralized";
+  st.centralized = spec.capture.arm_pd == core::ArmPd::kCentralized;
   const bool bus = scenario.chaser.attitude_control && scenario.chaser.attitude_control->active() &&
                    loaded.model.base_mode == BaseMode::kFloating;
   st.base = thesis ? SynthesisStructure::Base::kAttitudeBlocks

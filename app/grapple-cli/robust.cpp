@@ -46,7 +46,7 @@ ClosedLoopGains scenarioGains(const Model& m, const Scenario& s, const Controlle
   captureJointGains(c.capture, joints.size(), kp, kd);
   addPdLoops(g, D, joints, Eigen::Map<const Eigen::VectorXd>(kp.data(), static_cast<Eigen::Index>(kp.size())),
              Eigen::Map<const Eigen::VectorXd>(kd.data(), static_cast<Eigen::Index>(kd.size())),
-             c.capture.arm_pd == "centralized", kOmegaArm, kXiTemplate);
+             c.capture.arm_pd == core::ArmPd::kCentralized, kOmegaArm, kXiTemplate);
   return g;
 }
 
@@ -97,7 +97,7 @@ int runRobust(const RobustArgs& a) {
   std::string what;
   if (design) {
     SynthesisStructure st;
-    st.centralized = spec.capture.arm_pd == "centralized";
+    st.centralized = spec.capture.arm_pd == core::ArmPd::kCentralized;
     const SynthesisResult r = synthesize(model, {q}, st);
     gains = r.gains;
     char buf[160];

@@ -34,12 +34,6 @@ int checkedFrame(const Model& m, int frame) {
   return frame;
 }
 
-CaptureMatching matchingOf(const std::string& s) {
-  if (s == "position") return CaptureMatching::kPosition;
-  if (s == "position_velocity") return CaptureMatching::kPositionVelocity;
-  if (s == "position_velocity_acceleration") return CaptureMatching::kPositionVelocityAcceleration;
-  throw std::invalid_argument("capture: unknown matching '" + s + "'");
-}
 
 }  // namespace
 
@@ -52,7 +46,6 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
       attitude_(m, chaser, q0),
       feasibility_(FeasibilityOptions::from(spec, chaser, debris, debris_size)),
       clearance_(m, feasibility_, checkedFrame(m, ee_frame)) {
-  (void)matchingOf(spec.capture.matching);
   for (int b = 0; b < m.nbodies; ++b) {
     if (m.joint[b].nv == 1) {
       joints_.push_back(m.joint[b].idx_v);
@@ -235,7 +228,7 @@ bool CaptureController::jointsSaturated(const ControlContext& ctx) const {
 CapturePlannerOptions CaptureController::plannerOptions() const {
   const ControllerSpec::Capture& c = spec_.capture;
   CapturePlannerOptions o;
-  o.matching = matchingOf(c.matching);
+  o.matching = c.matching;
   o.w_u = c.w_u;
   o.w_1 = c.w_1;
   o.horizon = c.horizon;
@@ -426,7 +419,7 @@ void CaptureController::track(ControlContext& ctx) {
   const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
   const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
   // The pointing task (capture.align) rides on the resolved-acceleration law only.
-  const bool point = plan_->aligns() && c.law == "resolved_acceleration" && !reactionless_;
+  const bool point = plan_->aligns() && c.law == CaptureLaw::kResolvedAcceleration && !reactionless_;
   J_ = frameJacobian(m, d, ee_frame_).topRows(point ? 6 : 3);
   for (const FlexibleBody& f : m.flex) J_.middleCols(f.idx_v, f.nf).setZero();
   const Matrix3 R_hand = framePose(m, d, ee_frame_).R;
@@ -454,7 +447,7 @@ void CaptureController::track(ControlContext& ctx) {
                  spec_.kd, A_task_.bottomRows<2>(), task.tail<2>());
   }
 
-  if (c.law == "transpose_jacobian") {
+  if (c.law == CaptureLaw::kTransposeJacobian) {
     // Transpose-Jacobian control (Craig; SPART's example law): a Cartesian spring and damper at
     // the hand, F = force_kp (r_ref - r) + force_kd (ṙ_ref - ṙ) [N], mapped to the joints by the
     // generalized Jacobian, τ = Aᵀ F, with joint damping (posture_kd, scaled by H_jj). No model in
@@ -468,7 +461,7 @@ void CaptureController::track(ControlContext& ctx) {
     holdBusUnderJointTorques(ctx);
     return;
   }
-  if (c.law == "joint_pd") {
+  if (c.law == CaptureLaw::kJointPd) {
     jointPd(ctx, ref, r);
     return;
   }
@@ -482,7 +475,7 @@ void CaptureController::track(ControlContext& ctx) {
     const Eigen::MatrixXd B = -react_.middleRows(base_rotation_row_, 3);
     const Vector3 c0 = ddq0_.segment<3>(3);
     const Vector3 bus = c.reaction_rate - ctx.v.segment<3>(3) - c0;
-    if (c.reaction_inverse == "adjugate" && nj == 6) {
+    if (c.reaction_inverse == ReactionInverse::kAdjugate && nj == 6) {
       // SPART eq. 48 at the acceleration level: G = [B; A] square, q̈ = k adj(G) [bus; hand] with
       // k = 1/det G while |1/det G| <= adjugate_limit, capped beyond: near a singularity of G the
       // motion shrinks (the task is met more slowly) instead of growing without bound.
@@ -517,7 +510,7 @@ void CaptureController::track(ControlContext& ctx) {
     }
     posture_pull_ = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
     const Eigen::VectorXd& posture = posture_pull_;
-    if (c.law == "resolved_rate") {
+    if (c.law == CaptureLaw::kResolvedRate) {
       // Resolved motion-rate control (Whitney): joint rates from the hand's velocity demand,
       // q̇_d = A⁺(ṙ_ref + kp (r_ref - r)), followed by a rate servo q̈ = kd (q̇_d - q̇); kp and kd
       // [1/s] are the Cartesian and the rate-loop bandwidths.
@@ -553,7 +546,7 @@ void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref,
   // latter premultiplied by the joints' mass matrix D(q0) frozen at the start of the capture.
   const ControllerSpec::Capture& c = spec_.capture;
   const auto nj = static_cast<Eigen::Index>(joints_.size());
-  const bool centralized = c.arm_pd == "centralized";
+  const bool centralized = c.arm_pd == ArmPd::kCentralized;
   if (kp_.size() == 0) {
     d0_ = H_(joints_, joints_);
     // Defaults (captureJointGains). Decentralized: the thesis' rigid multi-model synthesis (Table

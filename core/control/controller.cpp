@@ -91,7 +91,7 @@ JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
         axes_.push_back({m.joint[b].idx_q, iv, q0[m.joint[b].idx_q], {}});
         it = axes_.end() - 1;
       }
-      it->segments.push_back({c.start, c.duration, 0, target, c.kp, c.kd, c.profile == "cycloidal"});
+      it->segments.push_back({c.start, c.duration, 0, target, c.kp, c.kd, c.profile == PathProfile::kCycloidal});
     }
   }
   for (Axis& a : axes_) {

@@ -173,8 +173,11 @@ void Reader::requireSequence(const YAML::Node& node, const std::string& what) co
 
 void Reader::checkKeys(const YAML::Node& map, std::initializer_list<const char*> allowed,
                        const std::string& what) const {
+  checkKeys(map, std::vector<std::string>(allowed.begin(), allowed.end()), what);
+}
+
+void Reader::checkKeys(const YAML::Node& map, const std::vector<std::string>& names, const std::string& what) const {
   requireMap(map, what);
-  std::vector<std::string> names(allowed.begin(), allowed.end());
   for (auto it = map.begin(); it != map.end(); ++it) {
     const std::string key = it->first.Scalar();
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
@@ -297,8 +300,11 @@ Matrix3 Reader::inertia(const YAML::Node& n, const std::string& what) const {
 
 std::string Reader::choice(const YAML::Node& node, std::initializer_list<const char*> words,
                            const std::string& what) const {
+  return choice(node, std::vector<std::string>(words.begin(), words.end()), what);
+}
+
+std::string Reader::choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& what) const {
   const std::string s = string(node, what);
-  std::vector<std::string> names(words.begin(), words.end());
   if (std::find(names.begin(), names.end(), s) != names.end()) return s;
   std::string msg = what + ": '" + s + "' is not one of:";
   for (const std::string& n : names) msg += " " + n;

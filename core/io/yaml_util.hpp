@@ -32,6 +32,7 @@ class Reader {
   // The map must have only these keys; an unknown one is an error naming the closest allowed key.
   void checkKeys(const YAML::Node& map, std::initializer_list<const char*> allowed,
                  const std::string& what) const;
+  void checkKeys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& what) const;
   void requireMap(const YAML::Node& node, const std::string& what) const;
   void requireSequence(const YAML::Node& node, const std::string& what) const;
   // The child `key` of map, which must exist.
@@ -56,6 +57,7 @@ class Reader {
   // One of the given words; otherwise an error listing them.
   std::string choice(const YAML::Node& node, std::initializer_list<const char*> words,
                      const std::string& what) const;
+  std::string choice(const YAML::Node& node, const std::vector<std::string>& words, const std::string& what) const;
 
  private:
   std::string file_;

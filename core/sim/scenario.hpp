@@ -12,10 +12,52 @@
 
 #include "core/estimation/debris_sensing.hpp"
 #include "core/model/model.hpp"
+#include "core/planning/capture_planner.hpp"
 #include "core/world/debris.hpp"
 #include "core/world/environment.hpp"
 
 namespace grapple::core {
+
+// The options of the format that are words, as enums: each with its words in one table, through
+// which the loader reads them (an unknown word is an error listing the table) and the writer writes
+// them (io/scenario_schema); everywhere else they are compared as values.
+template <class E>
+struct EnumWord {
+  E value;
+  const char* word;
+};
+// The word of a value in its table.
+template <class E, std::size_t N>
+constexpr const char* wordOf(E value, const EnumWord<E> (&table)[N]) {
+  for (const EnumWord<E>& w : table) {
+    if (w.value == value) return w.word;
+  }
+  return "";
+}
+
+// A joint path's time law: quintic (minimum jerk) or cycloidal, θ_d (t/T - sin(2πt/T)/2π).
+enum class PathProfile { kQuintic, kCycloidal };
+inline constexpr EnumWord<PathProfile> kPathProfileWords[] = {{PathProfile::kQuintic, "quintic"},
+                                                              {PathProfile::kCycloidal, "cycloidal"}};
+// What the capture planner matches at the meeting (planning/capture_planner).
+inline constexpr EnumWord<CaptureMatching> kCaptureMatchingWords[] = {
+    {CaptureMatching::kPosition, "position"},
+    {CaptureMatching::kPositionVelocity, "position_velocity"},
+    {CaptureMatching::kPositionVelocityAcceleration, "position_velocity_acceleration"}};
+// The capture's tracking law (ControllerSpec::Capture).
+enum class CaptureLaw { kResolvedAcceleration, kResolvedRate, kTransposeJacobian, kJointPd };
+inline constexpr EnumWord<CaptureLaw> kCaptureLawWords[] = {{CaptureLaw::kResolvedAcceleration, "resolved_acceleration"},
+                                                            {CaptureLaw::kResolvedRate, "resolved_rate"},
+                                                            {CaptureLaw::kTransposeJacobian, "transpose_jacobian"},
+                                                            {CaptureLaw::kJointPd, "joint_pd"}};
+// The joint PD of the law joint_pd: one loop per joint, or premultiplied by D(q0).
+enum class ArmPd { kDecentralized, kCentralized };
+inline constexpr EnumWord<ArmPd> kArmPdWords[] = {{ArmPd::kDecentralized, "decentralized"},
+                                                  {ArmPd::kCentralized, "centralized"}};
+// How a reactionless capture inverts [bus rotation; hand] (ControllerSpec::Capture).
+enum class ReactionInverse { kPseudoInverse, kAdjugate };
+inline constexpr EnumWord<ReactionInverse> kReactionInverseWords[] = {{ReactionInverse::kPseudoInverse, "pseudo_inverse"},
+                                                                      {ReactionInverse::kAdjugate, "adjugate"}};
 
 struct ChaserInitialState {
   Vector3 base_position = Vector3::Zero();        // [m] inertial
@@ -84,7 +126,7 @@ enum class ControllerType {
 struct ControllerSpec {
   ControllerType type = ControllerType::kJointTrajectory;
   // kJointTrajectory
-  std::string profile = "quintic";                 // quintic | cycloidal (θ_d (t/T - sin(2πt/T)/2π))
+  PathProfile profile = PathProfile::kQuintic;
   double start = 0, duration = 10;                 // [s]
   std::map<std::string, double> target;            // joint -> final position [rad or m]
   double kp = 0, kd = 0;                           // error dynamics ë + kd ė + kp e = 0 [1/s², 1/s]
@@ -96,14 +138,14 @@ struct ControllerSpec {
   std::vector<Window> windows;
   // kCapture (start, kp, kd above are shared: plan start time; Cartesian error dynamics)
   struct Capture {
-    std::string matching = "position_velocity_acceleration";  // position | position_velocity | ...
-    std::string law = "resolved_acceleration";      // | resolved_rate | transpose_jacobian | joint_pd
+    CaptureMatching matching = CaptureMatching::kPositionVelocityAcceleration;
+    CaptureLaw law = CaptureLaw::kResolvedAcceleration;
     // joint_pd (the thesis' Ch. 8 loops): guidance δq = A⁺(r_ref - r), q̇_ref = A⁺ ṙ_ref (A: the
     // generalized Jacobian, damped), then a joint PD, decentralized τ = Kp δq + Kd (q̇_ref - q̇) or
     // centralized τ = D(q0) (Kp δq + Kd (q̇_ref - q̇)), D(q0) the joints' mass matrix at the start.
     // Empty gains (6 joints): decentralized, the thesis' Table 8.2 multi-model set; centralized,
     // Kp 16 s^-2, Kd 8 s^-1 (ours: ω = 4 rad/s, critically damped).
-    std::string arm_pd = "decentralized";           // | centralized
+    ArmPd arm_pd = ArmPd::kDecentralized;
     std::vector<double> joint_kp, joint_kd;         // [N m/rad, N m s/rad] (centralized: [1/s², 1/s])
     double force_kp = 1000, force_kd = 1000;        // [N/m, N s/m] transpose_jacobian's spring, damper
     double w_u = 100, w_1 = 1;                      // planner weights (notes A8 defaults)
@@ -123,11 +165,11 @@ struct ControllerSpec {
     // Desired reaction manoeuvre (SPART, eq. 47): the bus' rate driven to this instead of zero
     // [rad/s, bus axes] (e.g. to spend a residual momentum); zero: the zero reaction manoeuvre.
     Vector3 reaction_rate = Vector3::Zero();
-    // How the square system [bus rotation; hand] of a 6-joint arm is inverted: "pseudo_inverse"
-    // (the bus' exactly, the hand's by damped least squares in what is left), or "adjugate"
+    // How the square system [bus rotation; hand] of a 6-joint arm is inverted: kPseudoInverse
+    // (the bus' exactly, the hand's by damped least squares in what is left), or kAdjugate
     // (SPART eq. 48: q̈ = k adj(G) b, k = 1/det G capped at adjugate_limit, which scales the
     // motion down near the singularities of G instead of letting it grow).
-    std::string reaction_inverse = "pseudo_inverse";
+    ReactionInverse reaction_inverse = ReactionInverse::kPseudoInverse;
     double adjugate_limit = 1e4;  // [ours: on grasp_rigid.yaml the exact inverse saturates the joints]
     // The capture window (planning/feasibility): instead of planning at `start` whatever the
     // debris is doing, the plan from each future start time is flown in prediction through the
@@ -210,7 +252,7 @@ inline void captureJointGains(const ControllerSpec::Capture& c, std::size_t join
                               std::vector<double>& kd) {
   static const double kMultiKp[6] = {3803, 7246, 5575, 373, 3967, 0.006};
   static const double kMultiKd[6] = {1973, 2507, 1822, 1222, 898, 0.03};
-  const bool centralized = c.arm_pd == "centralized";
+  const bool centralized = c.arm_pd == ArmPd::kCentralized;
   kp.assign(joints, 0.0);
   kd.assign(joints, 0.0);
   for (std::size_t k = 0; k < joints; ++k) {

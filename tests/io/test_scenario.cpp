@@ -16,30 +16,17 @@
 #include "core/io/atomic_file.hpp"
 #include "tests/support/fault_places.hpp"
 #include "tests/support/load_files.hpp"
+#include "tests/support/scenario_files.hpp"
 
 using namespace grapple::core;
 using grapple::test::Files;
+using grapple::test::builtInScenarios;
+using grapple::test::readText;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
-
-std::vector<std::string> builtInScenarios() {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(kSource + "/scenarios")) {
-    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A small valid scenario (free-floating MDA arm, debris, one controller); line numbers below
 // refer to it.

@@ -152,7 +152,7 @@ class TestTuning : public QObject {
     QFETCH(QString, file);
     QFETCH(bool, joint_pd);
     core::LoadedScenario loaded = core::loadScenario((kScenarios + file).toStdString());
-    if (joint_pd) loaded.scenario.controllers[1].capture.law = "joint_pd";
+    if (joint_pd) loaded.scenario.controllers[1].capture.law = core::CaptureLaw::kJointPd;
     std::vector<ui::TuningPage> pages = ui::tuningPages(loaded.scenario, loaded.model);
     QVERIFY(!pages.empty());
     const std::string path = loaded.scenario.file;
@@ -385,7 +385,7 @@ class TestTuning : public QObject {
   void synthesizeUsesTheDesignedGains() {
     window_->clearGhost();
     core::LoadedScenario src = core::loadScenario((kScenarios + "capture_rigid.yaml").toStdString());
-    src.scenario.controllers[1].capture.law = "joint_pd";
+    src.scenario.controllers[1].capture.law = core::CaptureLaw::kJointPd;
     core::saveScenario(src.scenario, tmp_.filePath("capture_joint_pd.yaml").toStdString());
     QVERIFY(window_->openScenario(tmp_.filePath("capture_joint_pd.yaml")));
     window_->timeline()->setRow(0);
