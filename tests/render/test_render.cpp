@@ -9,6 +9,8 @@
 // bus' axes and the trail of their tips on the kinematics' bus poses.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <map>
 
 #include <osg/Geometry>
@@ -413,7 +415,7 @@ class TestRender : public QObject {
       ++compared;
     }
     qInfo("%d points compared with the recorded plan channels: largest difference %.2e m", compared, worst);
-    QVERIFY(compared > 600);   // 59 s to the grasp at 71.68 s at 50 Hz
+    QVERIFY(compared > 600);   // the plan from 50 s to its meeting at 75 s at 50 Hz
     QVERIFY(worst < 2e-5);     // float vertices of positions of a few metres
     // The ends: the hand when the plan was made, the grasp point at the planned meeting.
     const int ex = r.find("ee.x");
@@ -429,13 +431,14 @@ class TestRender : public QObject {
     QCOMPARE(QString::fromStdString(plan->limiting), QString("bus_torque"));
     const int bt = r.find("base.torque_demand");
     const double share = 0.9 * run.sim->scenario().chaser.attitude_control->torque_limit;
-    double lowest = INFINITY, slack = -INFINITY;
+    double lowest = INFINITY, slack = -INFINITY, last_flown = -INFINITY;
     int checked = 0;
     for (int row = r0; row < r.rows(); ++row) {
       const auto it = vertex_at.find(std::lround(r.at(row, 0) * rate));
       if (it == vertex_at.end() || std::isnan(r.at(row, px))) continue;
       const double m = plan->margins[it->second];
       lowest = std::min(lowest, m);
+      last_flown = r.at(row, 0);
       const double bus_margin = 1 - r.at(row, bt) / share;
       slack = std::max(slack, m - bus_margin);
       ++checked;
@@ -443,7 +446,11 @@ class TestRender : public QObject {
     qInfo("%d margins: lowest %.3f (the check's %.3f); at most %.3f above the recorded bus torque's", checked, lowest,
           plan->margin, slack);
     QVERIFY(lowest >= plan->margin - 1e-9);
-    QVERIFY(lowest < plan->margin + 0.05);   // the worst instant is within the flown part
+    // The worst instant is within the flown part, or beyond it: the check runs to the planned meeting
+    // and the hold after it, and the gripper may close before the meeting (within its tolerance
+    // for the hold during the slow end of the approach), leaving that part unflown.
+    const auto worst_at = std::min_element(plan->margins.begin(), plan->margins.end()) - plan->margins.begin();
+    QVERIFY(lowest < plan->margin + 0.05 || plan->times[static_cast<std::size_t>(worst_at)] > last_flown);
     QVERIFY(slack < 0.05);                    // prediction (exact tracking) vs the flown run
     // Colours follow the margin: each is marginColor of its point's, the reddest where it is lowest.
     int reddest = 0, lowest_at = 0;

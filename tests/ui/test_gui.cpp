@@ -23,6 +23,7 @@
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/urdf.hpp"
+#include "core/planning/capture_planner.hpp"
 #include "render/scene.hpp"
 #include "ui/main_window.hpp"
 #include "ui/manipulability_panel.hpp"
@@ -395,12 +396,12 @@ class TestGui : public QObject {
   }
 
   void capturePlanIsDrawnWhole() {
-    // On to the grasp (the capture window makes the plan at ~59 s, the hand meets the grasp point
-    // at ~73.8 s): from the plan on, the view draws its whole path ahead — from the hand at the
+    // On to the grasp (the capture window makes the plan at ~52 s, the hand meets the grasp point
+    // at ~75.8 s): from the plan on, the view draws its whole path ahead — from the hand at the
     // start of the plan to the grasp point at the planned meeting.
     window_->setSpeed(0);
-    window_->runner()->runUntil(75.0);
-    QTRY_VERIFY_WITH_TIMEOUT(window_->runner()->status().time >= 75.0 && !window_->runner()->status().running, 300000);
+    window_->runner()->runUntil(77.0);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->runner()->status().time >= 77.0 && !window_->runner()->status().running, 300000);
     QTest::qWait(200);
     const ui::RunStatus st = window_->runner()->status();
     QVERIFY(!std::isnan(st.planned_capture));
@@ -409,17 +410,22 @@ class TestGui : public QObject {
       if (e.kind == "plan") plan_event = e.time;
     }
     QCOMPARE(st.plan_start, plan_event);
-    QVERIFY(st.plan_start > 40 && st.planned_capture < 75);
+    QVERIFY(st.plan_start > 40 && st.planned_capture < 77);
     window_->timeline()->setRow(window_->runner()->rows() - 1);
     window_->tick();
     const auto& drawn = window_->drawnPlannedPath();
     QCOMPARE(int(drawn.size()), 200);
     const auto& h = window_->history();
     auto rowAt = [&](double t) { return int(std::lower_bound(h.columns[0].begin(), h.columns[0].begin() + h.rows(), t - 1e-9) - h.columns[0].begin()); };
-    const int ex = h.find("ee.x"), tx = h.find("target.x");
+    const int ex = h.find("ee.x");
     const int r0 = rowAt(st.plan_start), r1 = rowAt(st.planned_capture);
     const core::Vector3 hand(h.columns[ex][r0], h.columns[ex + 1][r0], h.columns[ex + 2][r0]);
-    const core::Vector3 grasp(h.columns[tx][r1], h.columns[tx + 1][r1], h.columns[tx + 2][r1]);
+    // The grasp point at the meeting as the debris tumbles freely (the gripper may close up to ~2 s
+    // before the meeting, during the slow end of the approach; the recorded target then follows the
+    // composite being brought to rest).
+    const core::DebrisSpec& ds = window_->runner()->scenario().debris;
+    const core::Vector3 grasp =
+        core::DebrisTrajectory(ds.properties, ds.initial, 0.01).target(st.planned_capture).position;
     qInfo("drawn plan: starts %.2e m from the hand at %.2f s, ends %.2e m from the grasp point at %.2f s",
           (drawn.front() - hand).norm(), st.plan_start, (drawn.back() - grasp).norm(), h.columns[0][r1]);
     QVERIFY((drawn.front() - hand).norm() < 0.01);  // the plan starts from the rigid-equivalent hand
