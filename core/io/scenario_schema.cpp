@@ -126,7 +126,8 @@ void list(ScenarioFields& f, const char* key, std::vector<T>& v, const char* doc
 template <class T, class F>
 void optionalSection(ScenarioFields& f, const char* key, std::optional<T>& v, const char* doc, F body, bool flow) {
   if (!f.wants(key, v.has_value())) return;
-  if (!v) v.emplace();
+  if (!v) v = T{};  // (not emplace(): clang decides T is not default-constructible, its default
+                   // member initializers being parsed after std::optional<T> is instantiated)
   f.section(key, doc, [&] { body(*v); }, flow);
 }
 
