@@ -94,7 +94,7 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
         // it may choose (the planner's horizon times the largest duration factor, and the
         // approach) and `after`; the loop below ends the run as soon as its outcome is settled.
         const auto& c = capture->capture;
-        const double span = std::min(c.window.horizon, (c.window.periods + 0.05) * 360 / cell.rate_deg_s);
+        const double span = windowSearchSpan(c.window.horizon, c.window.periods, cell.rate_deg_s * M_PI / 180);
         const std::vector<double>& factors = WindowSearchOptions{}.durations;
         const double slowest = c.horizon * *std::max_element(factors.begin(), factors.end()) + c.approach.duration;
         s.run.duration = std::max(s.run.duration, capture->start + span + slowest + after);

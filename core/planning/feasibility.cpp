@@ -349,6 +349,10 @@ std::string CaptureWindow::reason() const {
          check.reason();
 }
 
+double windowSearchSpan(double horizon, double periods, double rate) {
+  return rate > 0 ? std::min(horizon, (periods + 0.05) * 2 * M_PI / rate) : horizon;
+}
+
 CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOptions& options,
                                   const WindowSearchOptions& search, const CapturePlannerOptions& planner,
                                   const DebrisProperties& debris, const DebrisState& debris_now, double now,
@@ -371,8 +375,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   const Vector3 drift = d.X_world[0].R * v0.head<3>();  // base velocity, inertial
   // The tumbling periods asked (and a twentieth), within the horizon.
   const double rate = debris_now.w_B.norm();
-  const double period = rate > 0 ? 2 * M_PI / rate : INFINITY;
-  w.span = std::min(search.horizon, (search.periods + 0.05) * period);
+  w.span = windowSearchSpan(search.horizon, search.periods, rate);
   // At most kMaxCandidates start times, whatever the settings (a bounded search, never a hang).
   constexpr double kMaxCandidates = 1000;
   const double dt = std::max({search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step, w.span / kMaxCandidates});

@@ -151,6 +151,10 @@ struct WindowSearchOptions {
   double step = 0.2;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
 };
 
+// How long after now the window search scans: `periods` tumbling periods (2π/rate each) and a
+// twentieth, within the horizon [s]; rate [rad/s] (0: the horizon).
+double windowSearchSpan(double horizon, double periods, double rate);
+
 // The capture window from time `now`, the chaser at (q, v) holding its pose and the debris in
 // `debris_now`.
 CaptureWindow searchCaptureWindow(const Model& model, Data& data, const FeasibilityOptions& options,
