@@ -582,6 +582,9 @@ bool TuningPanel::startSynthesis() {
   st.base = s.chaser.attitude_control && s.chaser.attitude_control->active() && m.base_mode == core::BaseMode::kFloating
                 ? core::SynthesisStructure::Base::kAttitudeScalar
                 : core::SynthesisStructure::Base::kNone;
+  // The joints' roll-off as the file flies it, fixed (grapple-cli design --rolloff tune tunes it).
+  const std::vector<double>& rolloff = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.joint_rolloff;
+  if (!rolloff.empty()) st.rolloff = core::SynthesisStructure::Rolloff::kFixed, st.rolloff_omega = rolloff;
   synthesis_page_ = page;
   synthesis_stop_ = std::make_shared<std::atomic<bool>>(false);
   synthesis_done_ = std::make_shared<std::atomic<double>>(0.0);
@@ -644,6 +647,11 @@ void TuningPanel::pollSynthesis() {
   }
   for (Eigen::Index j = 0; j < r.joint_kp.size(); ++j) {
     rows.emplace_back(tr("joint %1 Kp, Kd").arg(j + 1), num(r.joint_kp[j]) + ", " + num(r.joint_kd[j]));
+  }
+  if (r.joint_rolloff.size() > 0) {
+    QStringList w;
+    for (Eigen::Index j = 0; j < r.joint_rolloff.size(); ++j) w << num(r.joint_rolloff[j]);
+    rows.emplace_back(tr("joint roll-off [rad/s]"), w.join(", "));
   }
   synthesis_table_->setRowCount(static_cast<int>(rows.size()));
   for (std::size_t k = 0; k < rows.size(); ++k) {

@@ -99,6 +99,10 @@ struct DesignArgs {
   int worst_case = 0;                           // samples; 0: none
   bool json = false;
   core::SynthesisOptions options;  // --restarts
+  // --rolloff none|tune|W[,W...]: the joints' roll-off; not given: the file's joint_rolloff
+  // (fixed) if any, else none.
+  std::optional<core::SynthesisStructure::Rolloff> rolloff;
+  std::vector<double> rolloff_omega;  // [rad/s]
 };
 
 struct RobustArgs {

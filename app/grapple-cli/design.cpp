@@ -1,6 +1,7 @@
 // grapple-cli design: the structured H∞ synthesis of the thesis (§8.2.3-8.2.4) for a scenario's
 // capture controller: its joint PD (law joint_pd, decentralized or centralized as the file says)
-// and the bus attitude control, mono-model at one configuration or multi-model at several.
+// and the bus attitude control, mono-model at one configuration or multi-model at several; with
+// --rolloff (or the file's joint_rolloff) a first-order low-pass on each joint's torque.
 #include "app/grapple-cli/commands.hpp"
 
 #include <cmath>
@@ -68,6 +69,14 @@ int runDesign(const DesignArgs& a) {
                    loaded.model.base_mode == BaseMode::kFloating;
   st.base = thesis ? SynthesisStructure::Base::kAttitudeBlocks
                    : bus ? SynthesisStructure::Base::kAttitudeScalar : SynthesisStructure::Base::kNone;
+  // The joints' roll-off: --rolloff, else the file's joint_rolloff as it flies.
+  if (a.rolloff) {
+    st.rolloff = *a.rolloff;
+    st.rolloff_omega = a.rolloff_omega;
+  } else if (!spec.capture.joint_rolloff.empty()) {
+    st.rolloff = SynthesisStructure::Rolloff::kFixed;
+    st.rolloff_omega = spec.capture.joint_rolloff;
+  }
   const Model model = loaded.model;
   // The configurations: joint angles given, or the run's at the instants given (default: t = 0).
   std::vector<Eigen::VectorXd> qs;
@@ -105,7 +114,13 @@ int runDesign(const DesignArgs& a) {
     qs.push_back(sim->q());
     labels.push_back("t = " + frequencyText(sim->time()) + " s");
   }
-  const SynthesisResult r = synthesize(model, qs, st, a.options);
+  SynthesisResult r;
+  try {
+    r = synthesize(model, qs, st, a.options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(path + ": " + e.what());
+  }
+  const bool rolloff = r.joint_rolloff.size() > 0;
   std::vector<HinfNorm> each;
   for (const Eigen::VectorXd& q : qs) each.push_back(evaluateController(model, q, r.gains));
   std::optional<WorstCase> worst;
@@ -129,8 +144,10 @@ int runDesign(const DesignArgs& a) {
     }
     w.endArray();
     w.field("gamma_hard", r.gamma_hard).field("gamma_soft", r.gamma_soft).field("feasible", r.feasible);
+    w.field("hard_level", a.options.hard_level);
     w.key("joint_kp").vector(r.joint_kp);
     w.key("joint_kd").vector(r.joint_kd);
+    if (rolloff) w.field("rolloff", st.rolloff == SynthesisStructure::Rolloff::kTuned ? "tuned" : "fixed").key("joint_rolloff").vector(r.joint_rolloff);
     if (st.base == SynthesisStructure::Base::kAttitudeScalar) {
       w.field("attitude_kp", r.attitude_kp).field("attitude_kd", r.attitude_kd);
     } else if (st.base == SynthesisStructure::Base::kAttitudeBlocks) {
@@ -152,6 +169,7 @@ int runDesign(const DesignArgs& a) {
   }
   std::cout << "Structured H-infinity synthesis (thesis §8.2.3): " << (qs.size() == 1 ? "mono-model" : "multi-model")
             << ", " << (st.centralized ? "centralized" : "decentralized") << " joint PD"
+            << (rolloff ? " with a first-order roll-off per joint (thesis §8.2.4.2)" : "")
             << (st.base == SynthesisStructure::Base::kAttitudeScalar ? " + the attitude control's kp, kd"
                 : st.base == SynthesisStructure::Base::kAttitudeBlocks ? " + free 3x3 AOCS rotation blocks"
                                                                         : "")
@@ -164,11 +182,16 @@ int runDesign(const DesignArgs& a) {
                   frequencyText(each[k].omega_peak).c_str());
     std::cout << line;
   }
-  std::snprintf(line, sizeof line, "\n  gamma_hard %.5f (%s)   gamma_soft %.4f\n", r.gamma_hard,
-                r.feasible ? "templates met" : "templates NOT met", r.gamma_soft);
+  std::snprintf(line, sizeof line, "\n  gamma_hard %.5f (%s%s)   gamma_soft %.4f\n", r.gamma_hard,
+                r.feasible ? "templates met" : "templates NOT met",
+                a.options.hard_level == 1 ? "" : (", level " + frequencyText(a.options.hard_level)).c_str(), r.gamma_soft);
   std::cout << line;
   std::cout << "  joint_kp: " << gainList(r.joint_kp) << (st.centralized ? "  [1/s^2]" : "  [N m/rad]") << '\n';
   std::cout << "  joint_kd: " << gainList(r.joint_kd) << (st.centralized ? "  [1/s]" : "  [N m s/rad]") << '\n';
+  if (rolloff) {
+    std::cout << "  joint_rolloff: " << gainList(r.joint_rolloff) << "  [rad/s] ("
+              << (st.rolloff == SynthesisStructure::Rolloff::kTuned ? "tuned" : "fixed") << ")\n";
+  }
   if (st.base == SynthesisStructure::Base::kAttitudeScalar) {
     std::snprintf(line, sizeof line, "  attitude_control: {kp: %.6g, kd: %.6g}\n", r.attitude_kp, r.attitude_kd);
     std::cout << line;
@@ -180,7 +203,8 @@ int runDesign(const DesignArgs& a) {
   std::snprintf(line, sizeof line, "  Kp %s (smallest eigenvalue of its symmetric part %.4g), Kd %s (%.4g)%s\n",
                 r.kp_positive_definite ? "positive definite" : "NOT positive definite", r.kp_min_eigenvalue,
                 r.kd_positive_definite ? "positive definite" : "NOT positive definite", r.kd_min_eigenvalue,
-                r.kp_positive_definite && r.kd_positive_definite
+                rolloff ? ": with the roll-off the Lyapunov guarantee (thesis §8.3.3.1) does not apply"
+                : r.kp_positive_definite && r.kd_positive_definite
                     ? ": the loop is stable at every configuration (Lyapunov, thesis §8.3.3.1)"
                     : ": no Lyapunov guarantee away from the design points");
   std::cout << line;
@@ -192,7 +216,7 @@ int runDesign(const DesignArgs& a) {
     std::cout << line;
   }
   if (!thesis) {
-    std::cout << "\n  In the scenario: controllers[" << controller << "].law: joint_pd, joint_kp and joint_kd as above"
+    std::cout << "\n  In the scenario: controllers[" << controller << "].law: joint_pd, joint_kp" << (rolloff ? ", joint_kd and joint_rolloff" : " and joint_kd") << " as above"
               << (st.base == SynthesisStructure::Base::kAttitudeScalar ? ", chaser.attitude_control kp and kd" : "")
               << ".\n";
   }

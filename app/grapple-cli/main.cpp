@@ -432,7 +432,10 @@ gains (gamma_soft, relative to the inertia-based bounds) with ||W T||inf <= 1 (g
 at the run's configurations at instants T (default 0; several: multi-model) or at the
 joint angles Q (comma-separated radians, configurations separated by ';'). --structure
 thesis: the AOCS as free 3x3 rotation blocks (eq. 8.1) instead of the file's kp, kd.
-Prints the gains, gamma_hard, gamma_soft and whether Kp and Kd are positive definite;
+--rolloff: a first-order low-pass on each joint's torque, tuned or fixed (default: the
+file's joint_rolloff); with it W T exceeds 1 at high frequency, so ask --hard-level G > 1
+(the templates exceeded by that factor). Prints the gains, gamma_hard, gamma_soft and whether Kp and Kd are
+positive definite;
 --worst-case N: the designed controller's largest ||W T||inf over N configurations
 sampled in the joint limits (thesis Fig. 8.19).)");
   positional(design, "SCENARIO", design_args.scenario, "The scenario")->required();
@@ -453,6 +456,27 @@ sampled in the joint limits (thesis Fig. 8.19).)");
       ->type_name("Q1;Q2;...");
   addChoice<bool>(design, "--structure", design_args.thesis, {{"scenario", false}, {"thesis", true}},
                   "The file's loops (default), or the thesis' free 3x3 AOCS blocks");
+  design->add_option_function<std::string>(
+            "--rolloff",
+            [&design_args](const std::string& word) {
+              using R = grapple::core::SynthesisStructure::Rolloff;
+              design_args.rolloff_omega.clear();
+              if (word == "none") {
+                design_args.rolloff = R::kNone;
+              } else if (word == "tune") {
+                design_args.rolloff = R::kTuned;
+              } else {
+                design_args.rolloff = R::kFixed;
+                design_args.rolloff_omega = numbers(word, ',', "--rolloff");
+              }
+            },
+            "A first-order roll-off on each joint's torque (thesis §8.2.4.2): none, tune (its bandwidths tuned "
+            "with the gains) or fixed bandwidths [rad/s] (one, or one per joint); default: the file's joint_rolloff")
+      ->type_name("none|tune|W,...");
+  design->add_option("--hard-level", design_args.options.hard_level,
+                     "The hard goal ||W T||inf <= G (default 1, the templates; a roll-off needs G > 1)")
+      ->type_name("G")
+      ->check(CLI::PositiveNumber);
   design->add_option("--restarts", design_args.options.restarts, "Extra starts of the solver (default 2)")
       ->type_name("K")
       ->check(CLI::Range(0, 100));

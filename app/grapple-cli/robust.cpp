@@ -74,6 +74,10 @@ int runRobust(const RobustArgs& a) {
     throw UsageError(path + ": the chaser is flexible; the mu-analysis needs a rigid model (as the thesis, §8.3); "
                      "use design --worst-case for the flexible chaser");
   }
+  if (!spec.capture.joint_rolloff.empty() && !design) {
+    throw UsageError(path + ": controller " + std::to_string(controller) +
+                     " has a joint_rolloff; the mu-analysis covers the plain PD loops (thesis §8.3)");
+  }
   std::unique_ptr<Simulation> sim = makeSimulation(path, std::move(loaded));
   if (at < 0 || at > sim->endTime()) throw UsageError("--configuration: outside the run (0 to " + std::to_string(sim->endTime()) + " s)");
   while (sim->time() < at - 1e-9 && sim->step()) {

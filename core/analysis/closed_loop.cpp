@@ -60,6 +60,48 @@ ClosedLoopGains thesisGains(const Model& m, const Eigen::VectorXd& q0, double om
   return g;
 }
 
+Eigen::MatrixXcd dynamicStiffness(const Eigen::MatrixXd& D, const Eigen::MatrixXd& K, const Eigen::MatrixXd& C,
+                                  const ClosedLoopGains& g, std::complex<double> s) {
+  Eigen::MatrixXcd Z = (D * (s * s) + C * s + K).cast<std::complex<double>>();
+  for (Eigen::Index i = 0; i < D.rows(); ++i) {
+    const std::complex<double> f = g.rolloffFactor(static_cast<int>(i), s);
+    Z.row(i) += f * (g.Kp.row(i).cast<std::complex<double>>() + s * g.Kd.row(i).cast<std::complex<double>>());
+  }
+  return Z;
+}
+
+Eigen::MatrixXd loopMatrix(const Eigen::MatrixXd& M, const Eigen::MatrixXd& K, const Eigen::MatrixXd& C,
+                           const ClosedLoopGains& g, const std::vector<int>& rows) {
+  const auto r = static_cast<Eigen::Index>(rows.size());
+  const Eigen::MatrixXd P = g.Kp(rows, rows), V = g.Kd(rows, rows);
+  // The unfiltered rows' gains act at once; the filtered rows' through their torque states z.
+  Eigen::MatrixXd Ku = K(rows, rows), Cu = C(rows, rows);
+  std::vector<Eigen::Index> z;
+  for (Eigen::Index k = 0; k < r; ++k) {
+    if (g.filtered(rows[static_cast<std::size_t>(k)])) {
+      z.push_back(k);
+    } else {
+      Ku.row(k) += P.row(k);
+      Cu.row(k) += V.row(k);
+    }
+  }
+  const auto nz = static_cast<Eigen::Index>(z.size());
+  const Eigen::MatrixXd Minv = M.inverse();
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * r + nz, 2 * r + nz);
+  A.block(0, r, r, r).setIdentity();
+  A.block(r, 0, r, r) = -Minv * Ku;
+  A.block(r, r, r, r) = -Minv * Cu;
+  for (Eigen::Index a = 0; a < nz; ++a) {
+    const Eigen::Index k = z[static_cast<std::size_t>(a)];
+    const double w = g.rolloff[static_cast<std::size_t>(rows[static_cast<std::size_t>(k)])];
+    A.block(r, 2 * r + a, r, 1) = Minv.col(k);
+    A.block(2 * r + a, 0, 1, r) = -w * P.row(k);
+    A.block(2 * r + a, r, 1, r) = -w * V.row(k);
+    A(2 * r + a, 2 * r + a) = -w;
+  }
+  return A;
+}
+
 StateSpace weightedSensitivity(const Eigen::MatrixXd& D, const Eigen::MatrixXd& K0, const Eigen::MatrixXd& C0,
                                const ClosedLoopGains& g) {
   const auto n = D.rows();
@@ -83,23 +125,18 @@ StateSpace weightedSensitivity(const Eigen::MatrixXd& D, const Eigen::MatrixXd& 
   if (!free.empty()) M -= D(kept, free) * Eigen::PartialPivLU<Eigen::MatrixXd>(D(free, free)).solve(D(free, kept));
   const auto r = static_cast<Eigen::Index>(kept.size());
   const auto nc = static_cast<Eigen::Index>(g.actuated.size());
-  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(M);
-  const Eigen::MatrixXd MK = lu.solve(K(kept, kept)), MC = lu.solve(C(kept, kept));
   StateSpace s;
-  s.A = Eigen::MatrixXd::Zero(2 * r, 2 * r);
-  s.A.topRightCorner(r, r).setIdentity();
-  s.A.bottomLeftCorner(r, r) = -MK;
-  s.A.bottomRightCorner(r, r) = -MC;
-  s.B = Eigen::MatrixXd::Zero(2 * r, nc);
-  s.C = Eigen::MatrixXd::Zero(nc, 2 * r);
+  s.A = loopMatrix(M, K0, C0, g, kept);
+  const auto nx = s.A.rows();
+  s.B = Eigen::MatrixXd::Zero(nx, nc);
+  s.C = Eigen::MatrixXd::Zero(nc, nx);
   s.D = Eigen::MatrixXd::Identity(nc, nc);
   for (Eigen::Index k = 0; k < nc; ++k) {
     const int i = where[static_cast<std::size_t>(g.actuated[static_cast<std::size_t>(k)])];
     if (i < 0) throw std::invalid_argument("weighted sensitivity: an actuated channel has no gain");
     const double w = g.template_omega[static_cast<std::size_t>(k)], xi = g.template_xi[static_cast<std::size_t>(k)];
     s.B(r + i, k) = 1;
-    s.C.block(k, 0, 1, r) = -MK.row(i);
-    s.C.block(k, r, 1, r) = -MC.row(i);
+    s.C.row(k) = s.A.row(r + i);  // δq̈_i (w_k enters through D = I)
     s.C(k, i) += w * w;
     s.C(k, r + i) += 2 * xi * w;
   }
@@ -116,15 +153,13 @@ ClosedLoopAnalysis analyzeClosedLoop(const Model& m, const Eigen::VectorXd& q0, 
   if (!(omega_min > 0) || !(omega_max > omega_min) || points < 2) throw std::invalid_argument("closed loop: bad frequency grid");
   Data d(m, m.hasFlexibleBodies());
   const Eigen::MatrixXd D = massMatrix(m, d, q0);
-  const Eigen::MatrixXd K = stiffnessMatrix(m) + g.Kp, C = dampingMatrix(m) + g.Kd;
+  const Eigen::MatrixXd K0 = stiffnessMatrix(m), C0 = dampingMatrix(m);
+  const Eigen::MatrixXd K = K0 + g.Kp, C = C0 + g.Kd;
   ClosedLoopAnalysis out;
-  // Poles: eigenvalues of [[0, I], [-D⁻¹ K, -D⁻¹ C]].
-  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(D);
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * n, 2 * n);
-  A.topRightCorner(n, n).setIdentity();
-  A.bottomLeftCorner(n, n) = -lu.solve(K);
-  A.bottomRightCorner(n, n) = -lu.solve(C);
-  const Eigen::EigenSolver<Eigen::MatrixXd> es(A, false);
+  // Poles: eigenvalues of [[0, I], [-D⁻¹ K, -D⁻¹ C]] (with the roll-off states, loopMatrix).
+  std::vector<int> all(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+  const Eigen::EigenSolver<Eigen::MatrixXd> es(loopMatrix(D, K0, C0, g, all), false);
   for (Eigen::Index k = 0; k < es.eigenvalues().size(); ++k) out.poles.push_back(es.eigenvalues()[k]);
   std::sort(out.poles.begin(), out.poles.end(), [](auto a, auto b) { return std::abs(a) < std::abs(b); });
   out.stable = true;
@@ -135,17 +170,17 @@ ClosedLoopAnalysis analyzeClosedLoop(const Model& m, const Eigen::VectorXd& q0, 
     // (a zero pole: a free, unactuated direction — marginal, not unstable)
     if (p.real() > 1e-9 * std::max(1.0, r)) out.stable = false;
   }
-  // T(jω) = -ω² (D (jω)² + C jω + K)⁻¹ D on the actuated channels, and W(jω) per channel.
+  // T(jω) = -ω² Z(jω)⁻¹ D on the actuated channels (dynamicStiffness), and W(jω) per channel.
   const auto nc = static_cast<Eigen::Index>(g.actuated.size());
   out.sensitivity.resize(nc, points);
   out.bound.resize(nc, points);
   using Complex = std::complex<double>;
-  const Eigen::MatrixXcd Dc = D.cast<Complex>(), Cc = C.cast<Complex>(), Kc = K.cast<Complex>();
+  const Eigen::MatrixXcd Dc = D.cast<Complex>();
   for (int k = 0; k < points; ++k) {
     const double w = omega_min * std::pow(omega_max / omega_min, static_cast<double>(k) / (points - 1));
     out.omega.push_back(w);
     const Complex s(0, w);
-    const Eigen::MatrixXcd Z = Dc * (s * s) + Cc * s + Kc;
+    const Eigen::MatrixXcd Z = dynamicStiffness(D, K0, C0, g, s);
     const Eigen::MatrixXcd T = (s * s) * Z.partialPivLu().solve(Dc);
     Eigen::MatrixXcd WT(nc, nc);
     for (Eigen::Index i = 0; i < nc; ++i) {

@@ -7,6 +7,7 @@
 // γ_hard = max over frequency of σ_max(W T) on the actuated channels, ≤ 1 when the templates are met.
 #pragma once
 
+#include <cmath>
 #include <complex>
 #include <vector>
 
@@ -22,7 +23,43 @@ struct ClosedLoopGains {
   std::vector<int> actuated;       // the controlled velocity coordinates (the sensitivity's channels)
   // The template of each actuated channel (same order): W(s) = (s² + 2 ξ ω s + ω²) / s².
   std::vector<double> template_omega, template_xi;
+  // A first-order roll-off on some rows' PD torque, the extension the thesis suggests for the
+  // flexible modes (§8.2.4.2: "first order terms ... to add roll-off at high frequencies"): per
+  // velocity coordinate i, the bandwidth ω_r,i [rad/s] of the low-pass on that row,
+  //   τ_i = ω_r,i / (s + ω_r,i) · (-Kp δq - Kd δq̇)_i;
+  // empty, or an entry 0 or infinite: the plain PD on that row. A filtered row adds one state to
+  // the loop (its torque). The μ-analysis (robust) covers the plain PD only.
+  std::vector<double> rolloff;
+  bool filtered(int i) const {
+    return static_cast<std::size_t>(i) < rolloff.size() && rolloff[static_cast<std::size_t>(i)] > 0 &&
+           std::isfinite(rolloff[static_cast<std::size_t>(i)]);
+  }
+  // Row i's factor ω_r / (s + ω_r) (1 unfiltered).
+  std::complex<double> rolloffFactor(int i, std::complex<double> s) const {
+    if (!filtered(i)) return 1.0;
+    const double w = rolloff[static_cast<std::size_t>(i)];
+    return w / (s + w);
+  }
+  bool anyRolloff() const {
+    for (std::size_t i = 0; i < rolloff.size(); ++i) {
+      if (filtered(static_cast<int>(i))) return true;
+    }
+    return false;
+  }
 };
+
+// The loop's dynamic stiffness at s, Z(s) = D s² + (C + F(s) Kd) s + K + F(s) Kp, F(s) the
+// diagonal of the rows' roll-off factors: the loop is Z(s) δq = D w (w the acceleration
+// disturbance), so T_w→a(s) = s² Z(s)⁻¹ D. K, C: the model's stiffness and damping.
+Eigen::MatrixXcd dynamicStiffness(const Eigen::MatrixXd& D, const Eigen::MatrixXd& K, const Eigen::MatrixXd& C,
+                                  const ClosedLoopGains& gains, std::complex<double> s);
+
+// The loop's state matrix for the states [δq; δq̇; z] of the coordinates `rows` (z: the torques of
+// the filtered ones among them, in that order, ż = ω_r (-Kp δq - Kd δq̇ - z)), the mass matrix M
+// over these coordinates (condensed or not), K, C the model's stiffness and damping over the whole
+// velocity space (without the gains).
+Eigen::MatrixXd loopMatrix(const Eigen::MatrixXd& M, const Eigen::MatrixXd& K, const Eigen::MatrixXd& C,
+                           const ClosedLoopGains& gains, const std::vector<int>& rows);
 
 // Gains of the thesis' structure for the model at q0: the base's six coordinates (if free) with
 // the AOCS PD Kp = ω_b² D_bb, Kd = 2 ξ_b ω_b D_bb (its full 6x6 block, coupled axes), the joints
@@ -39,7 +76,7 @@ ClosedLoopGains thesisGains(const Model& model, const Eigen::VectorXd& q0, doubl
                             double omega_m, double xi_m);
 
 struct ClosedLoopAnalysis {
-  std::vector<std::complex<double>> poles;  // eigenvalues of the closed loop (2 nv), by frequency
+  std::vector<std::complex<double>> poles;  // eigenvalues of the closed loop (2 nv + the filtered rows), by frequency
   std::vector<double> frequency;            // [rad/s] |λ|
   std::vector<double> damping;              // -Re λ / |λ| (1 for a real stable pole, < 0 unstable)
   bool stable = false;
@@ -63,7 +100,8 @@ struct ClosedLoopAnalysis {
 // open or closed: the bus translation without position control, unactuated joints) are condensed
 // out: their rows give δq̈_f = w_f + D_ff⁻¹ D_fr (w_r - δq̈_r), so the rest obeys the same equation
 // with the mass matrix D_rr - D_rf D_ff⁻¹ D_fr and no input from w_f (T_w→a is zero from a free
-// coordinate's disturbance to the others). States [δq_r; δq̇_r]; D of the system = I. Throws
+// coordinate's disturbance to the others). States [δq_r; δq̇_r; z] (z: the filtered rows' torques,
+// gains.rolloff); D of the system = I. Throws
 // std::invalid_argument if an actuated channel is free (no gain: its W T has a double pole at 0).
 StateSpace weightedSensitivity(const Eigen::MatrixXd& D, const Eigen::MatrixXd& K, const Eigen::MatrixXd& C,
                                const ClosedLoopGains& gains);

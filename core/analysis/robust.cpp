@@ -236,6 +236,7 @@ RobustLoop::RobustLoop(const Model& m, const Eigen::VectorXd& q, const ClosedLoo
       g.template_omega.size() != g.actuated.size() || g.template_xi.size() != g.actuated.size()) {
     throw std::invalid_argument("robust analysis: gains and templates do not match the model");
   }
+  if (g.anyRolloff()) throw std::invalid_argument("robust analysis: the plain PD loops only (no roll-off)");
   if (performance_ && !(gamma_ > 0)) throw std::invalid_argument("robust analysis: the performance level must be positive");
   const double cap = form_ == RotationParameter::kTan2 ? kPi : 2 * kPi;
   const auto nk = static_cast<Eigen::Index>(ranges.size());

@@ -32,6 +32,8 @@ struct Parameter {
   };
   std::vector<Entry> entries;
   double start = 1, lower = -1e3, upper = 1e3;
+  // A roll-off bandwidth instead (no entries): x = ln(ω_r / ω_m) of this velocity row.
+  int rolloff_row = -1;
 };
 
 struct Plant {
@@ -40,12 +42,15 @@ struct Plant {
   // The coordinates the loop keeps (the free ones condensed, as in weightedSensitivity), their
   // index there (-1: free), and the condensed mass matrix's inverse.
   std::vector<int> kept, where;
-  Eigen::MatrixXd Minv;
+  Eigen::MatrixXd M, Minv;
+  std::vector<int> state;  // per kept coordinate, the index of its roll-off state in the loop (-1: none)
 };
 
 // The rightmost poles constrained (a pair counts twice), and how far left of the axis they must be.
 constexpr int kStabilityRows = 4;
 constexpr double kStabilityMargin = 1e-4;  // [1/s]
+// The tuned roll-off bandwidths: from ω_m to this many times ω_m.
+constexpr double kRolloffSpan = 1000;
 
 Eigen::VectorXd flexAtZero(const Model& m, Eigen::VectorXd q) {
   for (const FlexibleBody& f : m.flex) {
@@ -151,6 +156,34 @@ class Problem {
       gains_.template_xi.push_back(st.xi_m);
     }
     if (gains_.actuated.empty()) throw std::invalid_argument("synthesis: the structure has no loop on this model");
+    // The joints' roll-off (fixed: in the gains once; tuned: one parameter per joint).
+    if (st.rolloff != SynthesisStructure::Rolloff::kNone) {
+      const std::vector<double>& w = st.rolloff_omega;
+      for (double v : w) {
+        if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument("synthesis: a roll-off bandwidth is not positive and finite");
+      }
+      if (st.rolloff == SynthesisStructure::Rolloff::kFixed && w.size() != 1 && w.size() != joints_.size()) {
+        throw std::invalid_argument("synthesis: one roll-off bandwidth, or one per joint (" + std::to_string(joints_.size()) +
+                                    "), expected");
+      }
+      gains_.rolloff.assign(static_cast<std::size_t>(m.nv), 0.0);
+      for (std::size_t k = 0; k < joints_.size(); ++k) {
+        // A tuned roll-off starts at the top of its range (the plain PD's loop, nearly) unless a
+        // start is given: the synthesis lowers a bandwidth where that pays.
+        const double wk = !w.empty() ? w[w.size() == 1 ? 0 : k] : kRolloffSpan * st.omega_m;
+        gains_.rolloff[static_cast<std::size_t>(joints_[k])] = wk;
+        if (st.rolloff != SynthesisStructure::Rolloff::kTuned) continue;
+        Parameter p;
+        p.rolloff_row = joints_[k];
+        p.lower = 0;
+        p.upper = std::log(kRolloffSpan);
+        p.start = std::clamp(std::log(wk / st.omega_m), p.lower, p.upper);
+        params_.push_back(p);
+      }
+    }
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+      if (params_[k].rolloff_row < 0) soft_.push_back(static_cast<int>(k));
+    }
     // The free coordinates: no stiffness, no damping and no tuned gain in their row or column.
     for (const Parameter& p : params_) {
       for (const auto& e : p.entries) (p.damping ? patternC_ : patternK_)(e.i, e.j) = 1;
@@ -167,9 +200,12 @@ class Problem {
           p.kept.push_back(i);
         }
       }
-      Eigen::MatrixXd M = p.D(p.kept, p.kept);
-      if (!free.empty()) M -= p.D(p.kept, free) * Eigen::PartialPivLU<Eigen::MatrixXd>(p.D(free, free)).solve(p.D(free, p.kept));
-      p.Minv = M.inverse();
+      p.M = p.D(p.kept, p.kept);
+      if (!free.empty()) p.M -= p.D(p.kept, free) * Eigen::PartialPivLU<Eigen::MatrixXd>(p.D(free, free)).solve(p.D(free, p.kept));
+      p.Minv = p.M.inverse();
+      // loopMatrix's order of the roll-off states: the filtered kept coordinates in order.
+      int next = 2 * static_cast<int>(p.kept.size());
+      for (int i : p.kept) p.state.push_back(gains_.filtered(i) ? next++ : -1);
     }
   }
 
@@ -180,19 +216,17 @@ class Problem {
   void poles(const Plant& p, const ClosedLoopGains& g, double* result, double* grad, unsigned stride,
              std::vector<double>& resonances) const {
     const auto r = static_cast<Eigen::Index>(p.kept.size());
-    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * r, 2 * r);
-    A.topRightCorner(r, r).setIdentity();
-    A.bottomLeftCorner(r, r) = -p.Minv * (p.K + g.Kp)(p.kept, p.kept);
-    A.bottomRightCorner(r, r) = -p.Minv * (p.C + g.Kd)(p.kept, p.kept);
+    const Eigen::MatrixXd A = loopMatrix(p.M, p.K, p.C, g, p.kept);
+    const Eigen::Index nx = A.rows();
     const Eigen::EigenSolver<Eigen::MatrixXd> es(A, true);
     const Eigen::VectorXcd lambda = es.eigenvalues();
     const Eigen::MatrixXcd X = es.eigenvectors();
     const Eigen::MatrixXcd Yh = X.inverse();  // rows: left eigenvectors yᴴ with yᴴ x = 1
-    std::vector<Eigen::Index> order(static_cast<std::size_t>(2 * r));
-    for (Eigen::Index k = 0; k < 2 * r; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(nx));
+    for (Eigen::Index k = 0; k < nx; ++k) order[static_cast<std::size_t>(k)] = k;
     std::sort(order.begin(), order.end(), [&](auto a, auto b) { return lambda[a].real() > lambda[b].real(); });
     std::vector<Eigen::Index> osc;
-    for (Eigen::Index k = 0; k < 2 * r; ++k) {
+    for (Eigen::Index k = 0; k < nx; ++k) {
       if (lambda[k].imag() > 0) osc.push_back(k);
     }
     std::sort(osc.begin(), osc.end(), [&](auto a, auto b) {
@@ -204,17 +238,26 @@ class Problem {
     }
     const Eigen::MatrixXcd MinvC = p.Minv.cast<Complex>();
     for (int row = 0; row < kStabilityRows; ++row) {
-      const Eigen::Index k = order[static_cast<std::size_t>(std::min<Eigen::Index>(row, 2 * r - 1))];
+      const Eigen::Index k = order[static_cast<std::size_t>(std::min<Eigen::Index>(row, nx - 1))];
       result[row] = lambda[k].real() + kStabilityMargin;
       if (!grad) continue;
-      // dA = [[0, 0], [-M⁻¹ dK, -M⁻¹ dC]]: yᴴ dA x = ỹᴴ (dK x_top + dC x_bottom), ỹᴴ = -y_bottomᴴ M⁻¹.
-      const Eigen::RowVectorXcd yt = -Yh.row(k).tail(r) * MinvC;
+      // An unfiltered row i: dA = [[0, 0], [-M⁻¹ dK, -M⁻¹ dC], [0, 0]], so yᴴ dA x = ỹᴴ (dK x_top +
+      // dC x_middle), ỹᴴ = -y_middleᴴ M⁻¹. A filtered row i (state z): dA_z = -ω_r (dK, dC) rows.
+      // A bandwidth (x = ln ω_r/ω_m): dA_z / dx = A_z, its whole row.
+      const Eigen::RowVectorXcd yt = -Yh.row(k).segment(r, r) * MinvC;
       double* gr = grad + static_cast<std::size_t>(row) * stride;
       for (std::size_t q = 0; q < params_.size(); ++q) {
+        const Parameter& pq = params_[q];
         Complex acc = 0;
-        for (const auto& e : params_[q].entries) {
+        if (pq.rolloff_row >= 0) {
+          const int z = p.state[static_cast<std::size_t>(p.where[static_cast<std::size_t>(pq.rolloff_row)])];
+          acc = Yh(k, z) * (A.row(z).cast<Complex>() * X.col(k)).value();
+        }
+        for (const auto& e : pq.entries) {
           const int i = p.where[static_cast<std::size_t>(e.i)], j = p.where[static_cast<std::size_t>(e.j)];
-          acc += e.c * yt[i] * X(params_[q].damping ? r + j : j, k);
+          const int z = p.state[static_cast<std::size_t>(i)];
+          const Complex xj = X(pq.damping ? r + j : j, k);
+          acc += z < 0 ? e.c * yt[i] * xj : -g.rolloff[static_cast<std::size_t>(e.i)] * e.c * Yh(k, z) * xj;
         }
         gr[q] = acc.real();
       }
@@ -230,18 +273,26 @@ class Problem {
   ClosedLoopGains gains(const double* x) const {
     ClosedLoopGains g = gains_;
     for (std::size_t k = 0; k < params_.size(); ++k) {
+      if (params_[k].rolloff_row >= 0) g.rolloff[static_cast<std::size_t>(params_[k].rolloff_row)] = st_.omega_m * std::exp(x[k]);
       Eigen::MatrixXd& M = params_[k].damping ? g.Kd : g.Kp;
       for (const auto& e : params_[k].entries) M(e.i, e.j) += x[k] * e.c;
     }
     return g;
   }
 
+  // The parameters in the soft goal (the gains, not the bandwidths), and γ_soft.
+  const std::vector<int>& soft() const { return soft_; }
+  double softIndex(const std::vector<double>& x) const {
+    double s = 0;
+    for (int k : soft_) s = std::max(s, std::abs(x[static_cast<std::size_t>(k)]));
+    return s;
+  }
+
   // σ_max(W T(jω)) of plant p and, if grad, its derivative with respect to each parameter.
   double sigma(const Plant& p, const ClosedLoopGains& g, double w, double* grad) const {
     const auto nc = static_cast<Eigen::Index>(g.actuated.size());
     const Complex s(0, w);
-    const Eigen::MatrixXcd Z = (p.D * (s * s) + (p.C + g.Kd) * s + (p.K + g.Kp)).cast<Complex>();
-    const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(Z);
+    const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(dynamicStiffness(p.D, p.K, p.C, g, s));
     Eigen::MatrixXcd DA(p.D.rows(), nc);
     Eigen::VectorXcd W(nc);
     for (Eigen::Index k = 0; k < nc; ++k) {
@@ -262,10 +313,20 @@ class Problem {
       Eigen::VectorXcd b = Eigen::VectorXcd::Zero(p.D.rows());
       for (Eigen::Index k = 0; k < nc; ++k) b[g.actuated[static_cast<std::size_t>(k)]] = std::conj(W[k]) * u[k];
       const Eigen::VectorXcd left = lu.adjoint().solve(b);
+      // dZ: a gain entry (i, j) c f_i (times s in Kd), f_i the row's roll-off factor; a bandwidth
+      // of row i (x = ln ω_r/ω_m): df_i/dx (Kp_i + s Kd_i), df/dx = ω_r s / (s + ω_r)².
       for (std::size_t k = 0; k < params_.size(); ++k) {
+        const Parameter& pk = params_[k];
         Complex acc = 0;
-        for (const auto& e : params_[k].entries) acc += e.c * std::conj(left[e.i]) * right[e.j];
-        if (params_[k].damping) acc *= s;
+        if (pk.rolloff_row >= 0) {
+          const int i = pk.rolloff_row;
+          const double wr = g.rolloff[static_cast<std::size_t>(i)];
+          const Complex dfdx = wr * s / ((s + wr) * (s + wr));
+          const Complex row = ((g.Kp.row(i).cast<Complex>() + s * g.Kd.row(i).cast<Complex>()) * right).value();
+          acc = std::conj(left[i]) * dfdx * row;
+        }
+        for (const auto& e : pk.entries) acc += e.c * g.rolloffFactor(e.i, s) * std::conj(left[e.i]) * right[e.j];
+        if (pk.damping) acc *= s;
         grad[k] = w * w * acc.real();
       }
     }
@@ -291,7 +352,8 @@ class Problem {
 
   std::vector<Plant> plants_;
   std::vector<Parameter> params_;
-  ClosedLoopGains gains_;  // the channels, zero gains
+  std::vector<int> soft_;
+  ClosedLoopGains gains_;  // the channels, zero gains (and the roll-off, fixed or at its start)
   Eigen::MatrixXd D0_, patternK_, patternC_;
   std::vector<int> joints_;
 };
@@ -323,7 +385,8 @@ void constraints(unsigned m, double* result, unsigned n, const double* z, double
   if (grad) std::fill(grad, grad + static_cast<std::size_t>(m) * n, 0.0);
   unsigned row = 0;
   if (!e->hard_mode) {
-    for (unsigned k = 0; k < P; ++k) {
+    for (int soft : pr.soft()) {
+      const auto k = static_cast<unsigned>(soft);
       result[row] = z[k] - z[P];
       if (grad) grad[row * n + k] = 1, grad[row * n + P] = -1;
       ++row;
@@ -343,7 +406,7 @@ void constraints(unsigned m, double* result, unsigned n, const double* z, double
     std::vector<double> points = resonances;
     points.insert(points.end(), p.omega.begin(), p.omega.end());
     for (double w : points) {
-      result[row] = pr.sigma(p, g, w, grad ? grad + row * n : nullptr) - (e->hard_mode ? z[P] : 1.0);
+      result[row] = pr.sigma(p, g, w, grad ? grad + row * n : nullptr) - (e->hard_mode ? z[P] : pr.opt_.hard_level);
       if (grad && e->hard_mode) grad[row * n + P] = -1;
       ++row;
     }
@@ -362,12 +425,6 @@ struct Outcome {
   std::string message;
 };
 
-double softIndex(const std::vector<double>& x) {
-  double s = 0;
-  for (double v : x) s = std::max(s, std::abs(v));
-  return s;
-}
-
 // Exact ‖W T‖∞ of each configuration's loop.
 void exactNorms(Problem& pr, const std::vector<double>& x, Outcome& o) {
   const ClosedLoopGains g = pr.gains(x.data());
@@ -380,7 +437,7 @@ void exactNorms(Problem& pr, const std::vector<double>& x, Outcome& o) {
     o.peaks.push_back(h.omega_peak);
     o.gamma_hard = std::max(o.gamma_hard, h.upper);
   }
-  o.gamma_soft = softIndex(x);
+  o.gamma_soft = pr.softIndex(x);
 }
 
 std::string resultName(nlopt::result r) {
@@ -403,7 +460,7 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
   Outcome best;
   double previous = std::numeric_limits<double>::infinity();
   for (int round = 0; round < pr.opt_.rounds; ++round) {
-    std::size_t m = hard_mode ? 0 : 2 * static_cast<std::size_t>(P);
+    std::size_t m = hard_mode ? 0 : 2 * pr.soft().size();
     for (const Plant& p : pr.plants()) m += p.omega.size() + 2 * kStabilityRows;
     nlopt::opt solver(nlopt::LD_SLSQP, static_cast<unsigned>(P + 1));
     std::vector<double> lo(static_cast<std::size_t>(P + 1)), hi(static_cast<std::size_t>(P + 1));
@@ -423,7 +480,7 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
     solver.set_ftol_rel(1e-7);
     solver.set_maxeval(pr.opt_.max_evaluations);
     // Minimizing γ_hard: enough once the templates are met (the soft solve goes on from there).
-    if (hard_mode) solver.set_stopval(1 + 0.5 * pr.opt_.hard_tolerance);
+    if (hard_mode) solver.set_stopval(pr.opt_.hard_level * (1 + 0.5 * pr.opt_.hard_tolerance));
     std::vector<double> z = x;
     for (int k = 0; k < P; ++k) z[static_cast<std::size_t>(k)] = std::clamp(z[static_cast<std::size_t>(k)], lo[static_cast<std::size_t>(k)], hi[static_cast<std::size_t>(k)]);
     if (hard_mode) {
@@ -433,7 +490,7 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
         for (double w : p.omega) worst = std::max(worst, pr.sigma(p, g, w, nullptr));
       z.push_back(worst);
     } else {
-      z.push_back(softIndex(z));
+      z.push_back(pr.softIndex(z));
     }
     double f = 0;
     nlopt::result r = nlopt::FAILURE;
@@ -456,7 +513,7 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
     if (e.cancelled) break;
     // The convergence test: the exact norms within tolerance of the constraint.
     bool added = false;
-    const double target = hard_mode ? std::max(1.0, f) : 1.0;
+    const double target = hard_mode ? std::max(pr.opt_.hard_level, f) : pr.opt_.hard_level;
     for (std::size_t c = 0; c < pr.plants().size(); ++c) {
       if (o.each[c] > target * (1 + pr.opt_.hard_tolerance) && std::isfinite(o.peaks[c]) && o.peaks[c] > 0) {
         auto& om = pr.plants()[c].omega;
@@ -476,7 +533,8 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
 
 SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd>& configurations,
                            const SynthesisStructure& st, const SynthesisOptions& opt) {
-  if (opt.grid_points < 2 || opt.rounds < 1 || opt.restarts < 0 || !(opt.hard_tolerance >= 0)) {
+  if (opt.grid_points < 2 || opt.rounds < 1 || opt.restarts < 0 || !(opt.hard_tolerance >= 0) ||
+      !(opt.hard_level > 0) || !std::isfinite(opt.hard_level)) {
     throw std::invalid_argument("synthesis: bad options");
   }
   if (!(st.omega_b > 0 && st.omega_m > 0 && st.xi_b > 0 && st.xi_m > 0)) {
@@ -505,7 +563,8 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
   Outcome best;
   bool have = false;
   auto better = [&](const Outcome& a, const Outcome& b) {
-    const bool fa = a.gamma_hard <= 1 + opt.hard_tolerance, fb = b.gamma_hard <= 1 + opt.hard_tolerance;
+    const double met = opt.hard_level * (1 + opt.hard_tolerance);
+    const bool fa = a.gamma_hard <= met, fb = b.gamma_hard <= met;
     if (fa != fb) return fa;
     return fa ? a.gamma_soft < b.gamma_soft : a.gamma_hard < b.gamma_hard;
   };
@@ -518,7 +577,7 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
     }
     // The smallest gains under the templates; if SLSQP ends outside them, γ_hard minimized from there.
     Outcome o = solveFrom(pr, x, false, e);
-    if (o.gamma_hard > 1 + opt.hard_tolerance && !e.cancelled) {
+    if (o.gamma_hard > opt.hard_level * (1 + opt.hard_tolerance) && !e.cancelled) {
       o = solveFrom(pr, o.x, true, e);
       o.message += " (templates not met: gamma_hard minimized)";
     }
@@ -530,7 +589,7 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
   r.gamma_hard = best.gamma_hard;
   r.gamma_hard_each = best.each;
   r.omega_peak_each = best.peaks;
-  r.feasible = best.gamma_hard <= 1 + opt.hard_tolerance;
+  r.feasible = best.gamma_hard <= opt.hard_level * (1 + opt.hard_tolerance);
   r.cancelled = e.cancelled;
   r.evaluations = e.evaluations;
   r.message = e.cancelled ? "cancelled" : best.message;
@@ -543,6 +602,10 @@ SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd
     const double unit = st.centralized ? pr.D0()(j, j) : 1.0;
     r.joint_kp[static_cast<Eigen::Index>(k)] = r.gains.Kp(j, j) / unit;
     r.joint_kd[static_cast<Eigen::Index>(k)] = r.gains.Kd(j, j) / unit;
+  }
+  if (r.gains.anyRolloff()) {
+    r.joint_rolloff.resize(static_cast<Eigen::Index>(joints.size()));
+    for (std::size_t k = 0; k < joints.size(); ++k) r.joint_rolloff[static_cast<Eigen::Index>(k)] = r.gains.rolloff[static_cast<std::size_t>(joints[k])];
   }
   if (model.base_mode != BaseMode::kFixed && st.base != SynthesisStructure::Base::kNone) {
     r.kp_rot = r.gains.Kp.block<3, 3>(3, 3);
@@ -609,7 +672,7 @@ double synthesisGradientError(const Model& model, const std::vector<Eigen::Vecto
   double worst = 0;
   for (bool hard : {false, true}) {
     e.hard_mode = hard;
-    unsigned m = hard ? 0 : 2 * static_cast<unsigned>(P);
+    unsigned m = hard ? 0 : 2 * static_cast<unsigned>(pr.soft().size());
     for (const Plant& p : pr.plants()) m += static_cast<unsigned>(p.omega.size() + 2 * kStabilityRows);
     std::vector<double> c(m), grad(static_cast<std::size_t>(m) * n), cp(m), cm(m);
     constraints(m, c.data(), n, z.data(), grad.data(), &e);

@@ -4,16 +4,16 @@
 //   γ_soft = max over the tuned gains of |gain| / its inertia-based bound
 // (decentralized bounds ω_m² D_ii and 2 ξ_m ω_m D_ii, centralized ω_m² and 2 ξ_m ω_m, the bus blocks
 // ω_b² √(D_ii D_jj) and 2 ξ_b ω_b √(D_ii D_jj)) under the hard goal
-//   γ_hard = max over the configurations of ‖W T_w→a‖∞ ≤ 1 (eq. 8.11),
+//   γ_hard = max over the configurations of ‖W T_w→a‖∞ ≤ 1 (eq. 8.11; SynthesisOptions::hard_level),
 // mono-model (one configuration) or multi-model (several at once, one controller).
 //
 // Method (ours; the thesis used Matlab's systune): the epigraph problem min t subject to
-// |x_k| ≤ t, σ_max(W T(jω)) ≤ 1 at a set of frequencies per configuration and Re λ ≤ -1e-4 for
+// |x_k| ≤ t, σ_max(W T(jω)) ≤ 1 (the level) at a set of frequencies per configuration and Re λ ≤ -1e-4 for
 // the four rightmost poles of each loop (a frequency-sampled norm does not see instability),
 // solved by NLopt's SLSQP with exact gradients: of the singular values (dσ = Re(uᴴ dG v), dG from
 // d(Z⁻¹) = -Z⁻¹ dZ Z⁻¹, Z = -ω²D + jωC + K) and of the poles (dλ = yᴴ dA x / yᴴ x). Convergence test: after each solve the exact H∞ norm
 // of every configuration's loop is computed (hinfNorm); the solve is accepted when each is
-// ≤ 1 + hard_tolerance, else the peak frequency joins that configuration's set and the solve is
+// ≤ level (1 + hard_tolerance), else the peak frequency joins that configuration's set and the solve is
 // repeated (at most `rounds` times). Since T → I and W → 1 at high frequency, ‖W T‖∞ ≥ 1 for every
 // PD: the best a controller does is 1, reached at infinite frequency. If the constraints cannot be
 // met, γ_hard itself is minimized and reported (> 1).
@@ -39,6 +39,17 @@ struct SynthesisStructure {
   bool centralized = false;  // joints: D_mm(q0) diag(kp), diag(kd) instead of diag(kp), diag(kd)
   double omega_b = 0.0698, xi_b = 0.707;  // the thesis' templates (§8.2.3)
   double omega_m = 0.698, xi_m = 0.707;
+  // A first-order roll-off ω_r / (s + ω_r) on each joint's PD torque (ClosedLoopGains::rolloff),
+  // the thesis' suggested extension for the flexible modes (§8.2.4.2: "add some dynamics to the
+  // arm controller by means of first order terms ... to add roll-off at high frequencies"):
+  // none; fixed by the user (rolloff_omega: one bandwidth for every joint, or one per joint); or
+  // tuned with the gains, one bandwidth per joint in [ω_m, 1000 ω_m] (on its logarithm, started at
+  // rolloff_omega, default 1000 ω_m: from nearly the plain PD's loop). The bandwidths are not in the soft goal (they
+  // cost no torque). With a roll-off the loop is no longer a PD: the Lyapunov argument of
+  // §8.3.3.1 (stable at every configuration for positive definite gains) does not hold.
+  enum class Rolloff { kNone, kFixed, kTuned };
+  Rolloff rolloff = Rolloff::kNone;
+  std::vector<double> rolloff_omega;  // [rad/s]
 };
 
 struct SynthesisOptions {
@@ -47,7 +58,12 @@ struct SynthesisOptions {
   int restarts = 2;
   int rounds = 8;                // exact-norm checks (frequencies added) per solve
   int grid_points = 60;          // initial frequencies per configuration, log-spaced
-  double hard_tolerance = 1e-3;  // accepted ‖W T‖∞ ≤ 1 + this
+  double hard_tolerance = 1e-3;  // accepted ‖W T‖∞ ≤ hard_level (1 + this)
+  // The hard goal ‖W T‖∞ ≤ hard_level: 1, the thesis' templates. With a roll-off the templates
+  // cannot be met exactly: W → 1 and T → I at high frequency, but the low-pass makes the loop
+  // approach W T = 1 from above (|W T|² ≈ 1 + 2 ω_r Kd / (J ω²) for ω ≫ ω_r, a joint of inertia
+  // J), so a roll-off design asks for a level above 1, the templates exceeded by that factor.
+  double hard_level = 1;
   int max_evaluations = 3000;    // per SLSQP solve
   unsigned seed = 1;
   // Called after each evaluation with the fraction of the work done; returning false cancels
@@ -61,6 +77,7 @@ struct SynthesisResult {
   Eigen::Matrix3d kp_rot = Eigen::Matrix3d::Zero(), kd_rot = Eigen::Matrix3d::Zero();  // the bus blocks
   Eigen::Matrix3d kp_pos = Eigen::Matrix3d::Zero(), kd_pos = Eigen::Matrix3d::Zero();
   double attitude_kp = 0, attitude_kd = 0;   // Base::kAttitudeScalar: the scenario's kp, kd
+  Eigen::VectorXd joint_rolloff;             // [rad/s] per 1-DOF joint (empty: no roll-off)
   double gamma_soft = 0;
   double gamma_hard = 0;                     // max over the configurations (exact norm)
   std::vector<double> gamma_hard_each;       // per configuration
@@ -69,14 +86,15 @@ struct SynthesisResult {
   // positive definite; their smallest eigenvalues.
   bool kp_positive_definite = false, kd_positive_definite = false;
   double kp_min_eigenvalue = 0, kd_min_eigenvalue = 0;
-  bool feasible = false;                     // γ_hard ≤ 1 + hard_tolerance
+  bool feasible = false;                     // γ_hard ≤ hard_level (1 + hard_tolerance)
   bool cancelled = false;
   int evaluations = 0;
   std::string message;                       // how the solver stopped
 };
 
 // Throws std::invalid_argument if no configuration is given, one has the wrong size or is not
-// finite, or the structure has no loop for this model (a fixed base with Base other than kNone is
+// finite, a roll-off bandwidth is not positive or their count is neither 1 nor the joints', or the
+// structure has no loop for this model (a fixed base with Base other than kNone is
 // accepted: the bus part is then ignored).
 SynthesisResult synthesize(const Model& model, const std::vector<Eigen::VectorXd>& configurations,
                            const SynthesisStructure& structure, const SynthesisOptions& options = {});

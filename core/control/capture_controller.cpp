@@ -1,6 +1,7 @@
 #include "core/control/capture_controller.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
@@ -148,6 +149,7 @@ void CaptureController::startPlan(ControlContext& ctx) {
   }
   phase_ = Phase::kTracking;
   plan_start_ = ctx.t;
+  t_rolled_ = NAN;
   ++plans_;
   saturated_since_ = -1;
   const Vector3 j = plan_->jumps();
@@ -570,6 +572,21 @@ void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref,
   if (centralized) {
     dq_.noalias() = d0_ * u;
     u = dq_;
+  }
+  if (!c.joint_rolloff.empty()) {
+    // The roll-off ω_r/(s + ω_r) on each joint's torque (the thesis' suggested extension for the
+    // flexible modes, §8.2.4.2), sampled: τ_k = a τ_(k-1) + (1 - a) u_k, a = exp(-ω_r h), h the
+    // time since the last sample (its pole mapped exactly, unit static gain; 0 at the same instant
+    // again: the torque held); the first sample of a plan passes u.
+    const bool first = std::isnan(t_rolled_);
+    if (first) rolled_ = u;
+    const double h = first ? 0.0 : std::max(0.0, ctx.t - t_rolled_);
+    for (Eigen::Index k = 0; k < nj && !first; ++k) {
+      const double a = std::exp(-c.joint_rolloff[c.joint_rolloff.size() == 1 ? 0 : static_cast<std::size_t>(k)] * h);
+      rolled_[k] = a * rolled_[k] + (1 - a) * u[k];
+    }
+    t_rolled_ = ctx.t;
+    u = rolled_;
   }
   for (Eigen::Index k = 0; k < nj; ++k) ctx.tau[joints_[k]] = u[k];
   holdBusUnderJointTorques(ctx);

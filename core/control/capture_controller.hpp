@@ -24,6 +24,7 @@
 // flexible chaser the hand steered is the rigid-equivalent one (modes at zero), see update().
 #pragma once
 
+#include <cmath>
 #include <memory>
 
 #include <Eigen/Cholesky>
@@ -134,6 +135,8 @@ class CaptureController final : public Controller {
   Eigen::VectorXd hold_;             // joint positions at the grasp
   Eigen::VectorXd kp_, kd_;          // joint_pd's gains (set at the start of the capture)
   Eigen::MatrixXd d0_;               // joint_pd's D(q0)
+  Eigen::VectorXd rolled_;           // joint_pd's roll-off: the filtered torques at t_rolled_
+  double t_rolled_ = NAN;            //   (NaN: the next sample starts the filter)
   // Scratch, sized by the first calls: the law's calls then allocate nothing.
   Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_, qm_, vm_;
   Eigen::VectorXd rhs_, xp_, reaction_, tp_, posture_pull_, ddqm_, zero_joints_, qd_, vd_, ad_, dq_, rate_;

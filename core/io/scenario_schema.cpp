@@ -334,6 +334,8 @@ void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
             Presence::kIfSet);
   f.numbers("joint_kd", cap.joint_kd, "N m s/rad", kNonNegative, "joint_pd: one per joint (centralized: 1/s)",
             Presence::kIfSet);
+  f.numbers("joint_rolloff", cap.joint_rolloff, "rad/s", kPositive, "joint_pd: first-order low-pass on each joint's torque (one, or one per joint)",
+            Presence::kIfSet);
   if (f.wants("window", cap.window.search)) {
     f.section("window", "the capture window (absent: plan at `start`)", [&] { visitCaptureWindow(f, cap.window); }, true);
   }

@@ -461,6 +461,14 @@ void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scena
                                  std::to_string(g->size()));
         }
       }
+      if (cap.joint_rolloff.size() > 1 && cap.joint_rolloff.size() != n1) {
+        r.fail(where["joint_rolloff"], w + ".joint_rolloff: expected one bandwidth, or " + std::to_string(n1) +
+                                           " (one per joint of the robot), got " + std::to_string(cap.joint_rolloff.size()));
+      }
+      if (!cap.joint_rolloff.empty() && !(s.run.control_rate > 0)) {
+        r.fail(where["joint_rolloff"], w + ".joint_rolloff: the roll-off is a filter sampled at the control rate; set "
+                                           "run.control_rate (> 0)");
+      }
       if (cap.reaction_inverse == ReactionInverse::kAdjugate && n1 != 6) {
         r.fail(where["reaction_inverse"], w + ".reaction_inverse: the adjugate inverts the square system [bus; hand] of a "
                                           "6-joint arm; the robot has " + std::to_string(n1));

@@ -147,6 +147,10 @@ struct ControllerSpec {
     // Kp 16 s^-2, Kd 8 s^-1 (ours: ω = 4 rad/s, critically damped).
     ArmPd arm_pd = ArmPd::kDecentralized;
     std::vector<double> joint_kp, joint_kd;         // [N m/rad, N m s/rad] (centralized: [1/s², 1/s])
+    // A first-order roll-off ω_r/(s + ω_r) on each joint's PD torque (the thesis' suggested
+    // extension for the flexible modes, §8.2.4.2), sampled at the control rate: one bandwidth for
+    // every joint or one per joint; empty: the plain PD.
+    std::vector<double> joint_rolloff;              // [rad/s]
     double force_kp = 1000, force_kd = 1000;        // [N/m, N s/m] transpose_jacobian's spring, damper
     double w_u = 100, w_1 = 1;                      // planner weights (notes A8 defaults)
     double horizon = 120;                           // [s] largest capture time searched

@@ -369,6 +369,42 @@ class TestSimulation : public QObject {
     QVERIFY(attitudeUntilGrasp(*ra) <= drift_ff);
   }
 
+  // The joint PD's roll-off as flown (joint_rolloff, sampled: τ_k = a τ_(k-1) + (1 - a) u_k,
+  // a = exp(-ω_r h)): two runs of the rigid mission, with and without it. The filter passes the
+  // first sample of the plan, so both runs hold the same torque until the next sample and reach
+  // it in the same state, where the plain run's torque is u_1: the filtered run's must be
+  // a u_0 + (1 - a) u_1 there, every joint, to round-off; afterwards the runs part.
+  void JointPdRolloff_IsTheSampledFilter() {
+    const std::string path = kSource + "/scenarios/capture_rigid.yaml";
+    auto loops = [](const std::string& extra) {
+      return std::pair<std::string, std::string>{
+          "controllers", "[{type: joint_trajectory, duration: 40, kp: 0.487, kd: 0.987, target: {joint1: 0, joint2: 2.1, "
+                         "joint3: -1.6, joint4: -0.5, joint5: 0, joint6: 0}}, {type: capture, start: 40, law: joint_pd" + extra + "}]"};
+    };
+    const std::pair<std::string, std::string> short_run{"run.duration", "40.2"};
+    const auto plain = simulate(path, {loops(""), short_run, kThesisDebris});
+    const auto rolled = simulate(path, {loops(", joint_rolloff: [5]"), short_run, kThesisDebris});
+    const double h = 1 / plain->scenario().run.control_rate, a = std::exp(-5 * h);
+    QCOMPARE(plain->scenario().run.record_rate, plain->scenario().run.control_rate);
+    int checked = 0;
+    double worst = 0;
+    for (const char* joint : {"joint1", "joint2", "joint3", "joint4", "joint5"}) {
+      const std::string name = std::string("joint.") + joint + ".torque";
+      const auto& u = channel(*plain, name.c_str());
+      const auto& tau = channel(*rolled, name.c_str());
+      std::size_t k = 1;
+      while (k < u.size() && u[k] == tau[k]) ++k;
+      QVERIFY(k + 1 < u.size());
+      QVERIFY(u[k] != u[k - 1]);  // the torque changed there (the plan's second sample)
+      const double expected = a * u[k - 1] + (1 - a) * u[k];
+      worst = std::max(worst, std::abs(tau[k] - expected) / std::max(1.0, std::abs(u[k] - u[k - 1])));
+      ++checked;
+    }
+    qInfo("joint_rolloff 5 rad/s at %.0f Hz: %d joints, largest |tau - (a u0 + (1 - a) u1)| / |u1 - u0| = %.1e",
+          1 / h, checked, worst);
+    QVERIFY(worst < 1e-9);
+  }
+
   // Kremer et al.'s aerial manipulator (kremer_aerial.yaml): 20 s of computed-torque flight with
   // the paper's gains, rotors and lags under gravity: stable, and at the waypoints where the
   // reference rests the platform is where it was sent (x and y drift: no authority there).
