@@ -32,6 +32,19 @@ const std::string kSource = GRAPPLE_SOURCE_DIR;
 
 Complex weight(double w, double xi, Complex s) { return (s * s + 2 * xi * w * s + w * w) / (s * s); }
 
+// One joint of inertia J, PD kp, kd behind the roll-off ω_r, template (ω, ξ): its W T.
+StateSpace oneJoint(double J, double kp, double kd, double wr, double w, double xi) {
+  ClosedLoopGains g;
+  g.Kp = Eigen::MatrixXd::Constant(1, 1, kp);
+  g.Kd = Eigen::MatrixXd::Constant(1, 1, kd);
+  g.actuated = {0};
+  g.template_omega = {w};
+  g.template_xi = {xi};
+  g.rolloff = {wr};
+  const Eigen::MatrixXd zero = Eigen::MatrixXd::Zero(1, 1);
+  return weightedSensitivity(Eigen::MatrixXd::Constant(1, 1, J), zero, zero, g);
+}
+
 double seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -63,15 +76,7 @@ class TestRolloff : public QObject {
   // against T = s² Z⁻¹ D written out entry by entry, at several frequencies.
   void StateSpace_MatchesTheTransferFunctions() {
     const double J = 40, kp = 30, kd = 55, wr = 3, w = 0.698, xi = 0.707;
-    ClosedLoopGains g;
-    g.Kp = Eigen::MatrixXd::Constant(1, 1, kp);
-    g.Kd = Eigen::MatrixXd::Constant(1, 1, kd);
-    g.actuated = {0};
-    g.template_omega = {w};
-    g.template_xi = {xi};
-    g.rolloff = {wr};
-    const Eigen::MatrixXd Z1 = Eigen::MatrixXd::Zero(1, 1);
-    const StateSpace s1 = weightedSensitivity(Eigen::MatrixXd::Constant(1, 1, J), Z1, Z1, g);
+    const StateSpace s1 = oneJoint(J, kp, kd, wr, w, xi);
     QCOMPARE(s1.A.rows(), Eigen::Index(3));  // q, q̇ and the filtered torque
     double worst = 0;
     for (double om : {0.01, 0.3, 1.0, 2.9, 10.0, 300.0}) {
@@ -246,16 +251,8 @@ class TestRolloff : public QObject {
   // loop is nearly the PD's, and W T exceeds 1 at high frequency more than with the PD.
   void Templates_PenalizeTheRolloff() {
     const auto t0 = std::chrono::steady_clock::now();
-    const double J = 40, kp = 30, kd = 55, wr = 3, w = 0.698, xi = 1 / std::sqrt(2.0);
-    ClosedLoopGains g;
-    g.Kp = Eigen::MatrixXd::Constant(1, 1, kp);
-    g.Kd = Eigen::MatrixXd::Constant(1, 1, kd);
-    g.actuated = {0};
-    g.template_omega = {w};
-    g.template_xi = {xi};
-    g.rolloff = {wr};
-    const Eigen::MatrixXd Z1 = Eigen::MatrixXd::Zero(1, 1);
-    const StateSpace s1 = weightedSensitivity(Eigen::MatrixXd::Constant(1, 1, J), Z1, Z1, g);
+    const double J = 40, kd = 55, wr = 3;
+    const StateSpace s1 = oneJoint(J, 30, kd, wr, 0.698, 1 / std::sqrt(2.0));
     for (double om : {300.0, 3000.0}) {
       const double excess = std::norm(frequencyResponse(s1, om)(0, 0)) - 1, predicted = 2 * wr * kd / (J * om * om);
       qInfo("one joint, omega %.0f rad/s: |W T|^2 - 1 = %.4e, predicted %.4e", om, excess, predicted);
