@@ -203,6 +203,28 @@ class TestCli : public QObject {
     QVERIFY(bad.err.find("6 angles") != std::string::npos);
   }
 
+  // design --rolloff tune --hard-level 1.1: the bandwidths reported, one per joint, within their
+  // range, the level met as the JSON says (the synthesis with roll-off is checked in
+  // test_rolloff); a wrong count of fixed bandwidths gets exit code 2 and a message.
+  void Design_RolloffJson() {
+    const QString scenario = QString::fromStdString(kSource + "/scenarios/capture_rigid.yaml");
+    const Result r = run({"design", scenario, "--controller", "1", "--joints", "0,0,0,0,0,0", "--structure", "thesis",
+                          "--rolloff", "tune", "--hard-level", "1.1", "--restarts", "0", "--json"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const YAML::Node j = yaml::loadString(r.out, "design output");
+    QCOMPARE(j["rolloff"].as<std::string>(), std::string("tuned"));
+    QCOMPARE(j["joint_rolloff"].size(), std::size_t(6));
+    for (std::size_t k = 0; k < 6; ++k) {
+      const double w = j["joint_rolloff"][k].as<double>();
+      QVERIFY(w >= 0.698 * (1 - 1e-9) && w <= 698 * (1 + 1e-9));
+    }
+    QCOMPARE(j["hard_level"].as<double>(), 1.1);
+    QCOMPARE(j["feasible"].as<bool>(), j["gamma_hard"].as<double>() <= 1.1 * 1.001);
+    const Result bad = run({"design", scenario, "--controller", "1", "--rolloff", "2,3"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.find("one roll-off bandwidth, or one per joint (6)") != std::string::npos, bad.err.c_str());
+  }
+
   // robust: the σ2 stability box of the rigid capture scenario's joint PD within the thesis' limits
   // (Table 8.5): the JSON is complete, the box inside the limits and the bounds in order (the
   // bounds themselves are checked in test_robust); bad input gets exit code 2 and a message.
@@ -430,7 +452,8 @@ class TestCli : public QObject {
         {{"campaign", "status"}, {"DIR"}},
         {{"campaign", "slurm"}, {"CAMPAIGN", "--out DIR", "--partition P", "--array-size N", "--jobs J", "--dry-run"}},
         {{"envelope"}, {"SCENARIO", "--out DIR", "--rates", "--threads N", "--set KEY=VALUE"}},
-        {{"design"}, {"SCENARIO", "--controller N", "--configurations", "--joints", "--structure", "--restarts K", "--worst-case N", "--json"}},
+        {{"design"}, {"SCENARIO", "--controller N", "--configurations", "--joints", "--structure", "--rolloff", "--hard-level G",
+                      "--restarts K", "--worst-case N", "--json"}},
         {{"robust"}, {"SCENARIO", "--controller N", "--parameterization", "--iterative", "--goal", "--performance-level G",
                       "--limits", "--configuration T", "--design", "--json"}},
         {{"video"}, {"SCENARIO", "--out FILE", "--size WxH", "--fps F", "--frame T", "--camera", "--show LIST", "--time-label",
