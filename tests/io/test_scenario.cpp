@@ -227,6 +227,12 @@ class TestScenario : public QObject {
     row("joint_pd gains", mutated(servo, "  - {type: capture, law: joint_pd, joint_kp: [1, 2]}\n"), 16,
         "controllers[0].joint_kp: expected 6 gains");
     row("arm_pd", mutated(servo, "  - {type: capture, arm_pd: central}\n"), 16, "centralized");
+    row("joint_rolloff count", mutated(servo, "  - {type: capture, law: joint_pd, joint_rolloff: [1, 2]}\n"), 16,
+        "controllers[0].joint_rolloff: expected one bandwidth, or 6");
+    row("joint_rolloff continuous", mutated(servo, "  - {type: capture, law: joint_pd, joint_rolloff: [3]}\n"), 16,
+        "set run.control_rate");
+    row("joint_rolloff zero", mutated(servo, "  - {type: capture, law: joint_pd, joint_rolloff: [0]}\n"), 16,
+        "joint_rolloff");
     row("feedforward", mutated("  initial:\n    joints:", "  attitude_control: {feedforward: maybe}\n  initial:\n    joints:"),
         5, "attitude_control.feedforward");
     row("capture twice", mutated(servo, "  - {type: capture}\n  - {type: capture}\n"), 17, "one capture controller at most");
