@@ -37,6 +37,12 @@ shot ghost.png 150 --compare "$faster" --raise "plot:Tracking error"
 build/app/grapple-cli video "$scenario" --frame 74.04 --camera hand --size 960x540 --out "$out/frame.png"
 [ -x build/tests/test_tutorial ] || cmake --build build --target test_tutorial
 scratch=$(mktemp -d)
-GRAPPLE_TUTORIAL_DIR=$(realpath "$out") XDG_CONFIG_HOME=$scratch XDG_RUNTIME_DIR=$scratch QT_QPA_PLATFORM=xcb \
+# A home folder of its own, as a user's would look, for the file dialogs (they open there); a fixed
+# path, so that the pictures do not change from run to run.
+home=/tmp/grapple-tutorial/home/engineer
+rm -rf /tmp/grapple-tutorial
+mkdir -p "$home/figures" "$home/videos" "$home/scenarios"
+GRAPPLE_TUTORIAL_DIR=$(realpath "$out") HOME=$home XDG_CONFIG_HOME=$scratch XDG_RUNTIME_DIR=$scratch QT_QPA_PLATFORM=xcb \
   xvfb-run -a -s "-screen 0 1280x800x24" build/tests/test_tutorial
 rm -rf "$scratch"
+rm -rf /tmp/grapple-tutorial
