@@ -24,7 +24,6 @@ class Table {
   void add(channel::Name name, const char* unit, Value value) {
     channels_.push_back({std::string(name), unit, std::move(value)});
   }
-  void add(std::string name, const char* unit, Value value) { channels_.push_back({std::move(name), unit, std::move(value)}); }
   // Three channels, one per component of a vector quantity.
   template <class F>
   void add(const channel::Xyz& names, const char* unit, F vector) {
