@@ -37,7 +37,9 @@ struct Observation {
   // With debris: its state, its grasp point's kinematics, the hand's distance to the grasp point
   // and their relative speed; those the gripper sees (the estimate's, with a camera, until it stops).
   DebrisState debris;
-  double debris_kinetic = 0, debris_rotational = 0;  // [J] ½ m v², ½ ωᵀ I ω
+  // [J] ½ m v² and ½ ωᵀ I ω, each rounded on its own before the energy channels add them (summed in
+  // one channel function, GCC would fuse them into one multiply-add: another last bit).
+  double debris_kinetic = 0, debris_rotational = 0;
   PointKinematics target{};
   double distance = 0, relative_speed = 0;
   double grasp_distance = 0, grasp_speed = 0;
