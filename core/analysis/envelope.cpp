@@ -9,6 +9,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/math/rotation.hpp"
+#include "core/sim/channels.hpp"
 #include "core/planning/feasibility.hpp"
 
 namespace grapple::core {
@@ -103,7 +104,7 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
         Simulation sim(s, model);
         // Until the outcome can no longer change: `after` seconds past the grasp (the detumbling's
         // start, where the torques peak), or once the capture has stopped (no window, no retry).
-        const int phase = sim.recorder().find("capture.phase");
+        const int phase = sim.recorder().find(channel::kCapturePhase);
         double grasped_at = NAN;
         while (sim.step()) {
           if (phase < 0) continue;
