@@ -352,8 +352,7 @@ std::string CaptureWindow::reason() const {
            riding.describe() + "; " + searched;
   }
   if (riding.computed) {
-    return "the planner found no feasible plan: " + searched + format(" (riding the grasp point through the hold asks the "
-                                                                       "bus at least %.2f N m: the limit leaves room)", riding.torque);
+    return "the planner found no feasible plan: " + searched + "; the limit leaves room: " + riding.describe();
   }
   return searched;
 }
