@@ -44,8 +44,6 @@
 
 #include <memory>
 
-#include <Eigen/Cholesky>
-
 #include "core/dynamics/data.hpp"
 
 namespace grapple::core {
@@ -68,7 +66,7 @@ struct DynamicsDerivatives {
   std::vector<Inertia> oY;             // (nbodies) inertia, then its subtree's composite
   std::vector<Matrix3> B12, B22;       // (nbodies) right blocks of B, then composites
   Eigen::Matrix<double, 6, Eigen::Dynamic> J, dV, dA, dAv;  // (6 x nv) per coordinate
-  Eigen::LLT<Eigen::MatrixXd> llt;     // of M
+  Eigen::VectorXd scratch_c, scratch_r;  // (nv) for the inversion of M
   std::unique_ptr<DynamicsDerivatives> full;  // for the full model of a model with mimic joints
 };
 
