@@ -184,6 +184,7 @@ class TestDerivatives : public QObject {
       DynamicsDerivatives der(m);
       forwardDynamicsDerivatives(m, d, der, c.q, c.v, c.tau, c.wrenches());
       const VectorXd ddq = d.ddq;
+      EXPECT_MATRIX_NEAR(MatrixXd(der.Minv * der.M), MatrixXd::Identity(m.nv, m.nv), 1e-10);
       QVERIFY2(ddq.isApprox(forwardDynamics(m, d, c.q, c.v, c.tau, c.wrenches()), 1e-12), c.name.c_str());
       const MatrixXd fq = diffQ(m, c.q, [&](const VectorXd& q) {
         return VectorXd(forwardDynamics(m, d, q, c.v, c.tau, c.wrenches()));
