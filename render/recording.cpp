@@ -6,6 +6,7 @@
 
 #include "core/dynamics/kinematics.hpp"
 #include "core/planning/feasibility.hpp"
+#include "core/sim/channels.hpp"
 
 namespace grapple::render {
 
@@ -18,25 +19,18 @@ Recording::Recording(const core::Simulation& sim, int expected_rows)
       ee_frame_(core::endEffectorFrame(sim.model(), sim.scenario())),
       data_(sim.model(), sim.model().hasFlexibleBodies()) {
   const core::Recorder& r = sim.recorder();
-  c_com_ = r.find("com.x");
-  c_p_ = r.find("momentum.px");
-  c_l_ = r.find("momentum.Lx");
-  c_ee_ = r.find("ee.x");
-  c_plan_ = r.find("plan.x");
+  namespace ch = core::channel;
+  c_com_ = r.find(ch::kCom[0]);
+  c_p_ = r.find(ch::kLinearMomentum[0]);
+  c_l_ = r.find(ch::kAngularMomentum[0]);
+  c_ee_ = r.find(ch::kHandPosition[0]);
+  c_plan_ = r.find(ch::kPlanPosition[0]);
   const core::Model& m = *model_;
   for (int i = 1; i < m.nbodies; ++i) {
     const core::Joint& j = m.joint[i];
     if (j.nq != j.nv) continue;  // spherical: no reference channel per coordinate
     for (int k = 0; k < j.nv; ++k) {
-      std::string name = "joint.";  // appended piece by piece: GCC 12 warns (-Wrestrict) on "a" + s
-      name += j.name;
-      if (j.nv > 1) {
-        name += '[';
-        name += std::to_string(k);
-        name += ']';
-      }
-      name += ".reference";
-      const int c = r.find(name);
+      const int c = r.find(ch::joint(j.name, k, j.nv, ch::kReference));
       if (c >= 0) reference_channels_.emplace_back(c, j.idx_q + k);
     }
   }

@@ -5,6 +5,11 @@
 #   scripts/compare_runs.sh BEFORE/grapple-cli AFTER/grapple-cli [--set KEY=VALUE]...
 # Extra arguments go to both runs (e.g. --duration 20 for a quicker check). Exits 1 if any
 # scenario differs, naming it.
+# A difference in the last bits after a grasp, in the channels of the carried debris (target.v*,
+# energy.debris, the impulse), can come from the compiler alone: built for x86-64-v3, GCC fuses
+# multiply-adds (FMA) as it sees fit, and an edit elsewhere in core/sim/simulation.cpp can change
+# how it fuses the cross products of Simulation::Impl::carryDebris. Compare the two functions'
+# instructions (objdump -d) before suspecting the physics.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ $# -lt 2 ]; then

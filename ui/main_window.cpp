@@ -38,6 +38,7 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/urdf.hpp"
+#include "core/sim/channels.hpp"
 #include "core/sim/mission.hpp"
 #include "render/scene.hpp"
 #include "ui/campaign_panel.hpp"
@@ -726,7 +727,7 @@ void MainWindow::finishTick(const RunStatus& st) {
 void MainWindow::showEvents(const RunStatus& st, int from) {
   bool changed = st.events.size() != shown_events_;
   // The saturation intervals, extended over the new rows.
-  if (const int c = history_.find("limits.saturated"); c >= 0) {
+  if (const int c = history_.find(core::channel::kLimitsSaturated); c >= 0) {
     const auto& t = history_.columns[0];
     const auto& n = history_.columns[static_cast<std::size_t>(c)];
     // Each row at a limit stands for the recording interval around it: a single row shows.
@@ -881,7 +882,7 @@ QString MainWindow::statusText() const {
     capture = tr("capture planned at %1 s").arg(st.planned_capture, 0, 'f', 2);
   } else if (!runner_->scenario().debris.enabled) {
     capture = tr("no debris");
-  } else if (history_.find("plan.ee_error") >= 0) {
+  } else if (history_.find(core::channel::kPlanHandError) >= 0) {
     capture = tr("approaching");
   } else {
     capture = tr("no capture controller");

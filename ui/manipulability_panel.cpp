@@ -14,6 +14,7 @@
 
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/kinematics.hpp"
+#include "core/sim/channels.hpp"
 
 namespace grapple::ui {
 
@@ -423,8 +424,9 @@ void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std
   } else {
     const std::string na = joint_a_->currentText().toStdString(), nb = joint_b_->currentText().toStdString();
     const int n = std::min(row + 1, history.rows());
-    for (const char* kind : {".position", ".reference"}) {
-      const int ca = history.find("joint." + na + kind), cb = history.find("joint." + nb + kind);
+    namespace ch = core::channel;
+    for (ch::Name kind : {ch::kPosition, ch::kReference}) {  // (the combos list one-coordinate joints)
+      const int ca = history.find(ch::joint(na, 0, 1, kind)), cb = history.find(ch::joint(nb, 0, 1, kind));
       if (ca >= 0 && cb >= 0) {
         for (int k = 0; k < n; ++k) {
           const double va = history.columns[ca][k], vb = history.columns[cb][k];
@@ -433,7 +435,7 @@ void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std
           y.push_back(vb);
         }
       }
-      fill(std::string(kind) == ".position" ? actual_ : planned_);
+      fill(kind == ch::kPosition ? actual_ : planned_);
     }
   }
   // The run's points outside the certified box: any of the box's joints out of its range.
@@ -441,9 +443,13 @@ void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std
   leaves_at_ = NAN;
   if (!box_.empty()) {
     std::vector<int> cols;
-    for (const core::JointRange& r : box_) cols.push_back(history.find("joint." + model_->joint[r.body].name + ".position"));
+    namespace ch = core::channel;
+    for (const core::JointRange& r : box_) {
+      const core::Joint& j = model_->joint[r.body];
+      cols.push_back(history.find(ch::joint(j.name, 0, j.nv, ch::kPosition)));
+    }
     const std::string na = joint_a_->currentText().toStdString(), nb = joint_b_->currentText().toStdString();
-    const int ca = history.find("joint." + na + ".position"), cb = history.find("joint." + nb + ".position");
+    const int ca = history.find(ch::joint(na, 0, 1, ch::kPosition)), cb = history.find(ch::joint(nb, 0, 1, ch::kPosition));
     const int n = std::min(row + 1, history.rows());
     QVector<double> ox, oy;
     for (int k = 0; k < n; ++k) {

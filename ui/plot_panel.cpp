@@ -21,14 +21,17 @@
 #include <qcustomplot.h>
 
 #include "core/io/atomic_file.hpp"
+#include "core/sim/channels.hpp"
 
 namespace grapple::ui {
 
 namespace {
 
-bool startsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-bool endsWith(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+bool startsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+// Whether n is one of the channels.
+template <class... Names>
+bool isOneOf(const std::string& n, Names... names) {
+  return ((n == names) || ...);
 }
 
 // A value axis' range over data spanning r (found: there is data): 5 % margins; constant data
@@ -48,7 +51,7 @@ const QColor kColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44,
 
 }  // namespace
 
-int RunHistory::find(const std::string& name) const {
+int RunHistory::find(std::string_view name) const {
   for (std::size_t c = 0; c < channels.size(); ++c) {
     if (channels[c].name == name) return static_cast<int>(c);
   }
@@ -56,27 +59,31 @@ int RunHistory::find(const std::string& name) const {
 }
 
 std::vector<PlotPreset> plotPresets() {
+  namespace ch = core::channel;
   return {
       // The whole system's energy and its parts (the chaser's, the debris', the impact's loss), the
       // actuators' work and the balance's error; kinetic, elastic, potential and the integrated
       // body's total on demand.
       {"Energy",
        [](const std::string& n) {
-         return n == "energy.system" || n == "energy.chaser" || n == "energy.debris" || n == "energy.impact_loss" ||
-                n == "energy.input_work" || n == "energy.error";
+         return isOneOf(n, ch::kEnergySystem, ch::kEnergyChaser, ch::kEnergyDebris, ch::kEnergyImpactLoss,
+                        ch::kEnergyInputWork, ch::kEnergyError);
        }},
       {"Tracking error",
        [](const std::string& n) {
-         return n == "plan.ee_error" || n == "distance.ee_target" || (startsWith(n, "joint.") && endsWith(n, ".error"));
+         return isOneOf(n, ch::kPlanHandError, ch::kHandTargetDistance) || ch::isJoint(n, ch::kError);
        }},
-      {"Base drift", [](const std::string& n) { return n == "base.position_error" || n == "base.attitude_error"; }},
-      {"Joint angles", [](const std::string& n) { return startsWith(n, "joint.") && endsWith(n, ".position"); }},
-      {"Joint rates", [](const std::string& n) { return startsWith(n, "joint.") && endsWith(n, ".velocity"); }},
-      {"Joint torques", [](const std::string& n) { return startsWith(n, "joint.") && endsWith(n, ".torque"); }},
+      {"Base drift", [](const std::string& n) { return isOneOf(n, ch::kBasePositionError, ch::kBaseAttitudeError); }},
+      {"Joint angles", [](const std::string& n) { return ch::isJoint(n, ch::kPosition); }},
+      {"Joint rates", [](const std::string& n) { return ch::isJoint(n, ch::kVelocity); }},
+      {"Joint torques", [](const std::string& n) { return ch::isJoint(n, ch::kTorque); }},
       {"Base torques and fuel",
-       [](const std::string& n) { return n == "base.tx" || n == "base.ty" || n == "base.tz" || n == "base.fuel"; }},
-      {"Modal coordinates", [](const std::string& n) { return startsWith(n, "mode."); }},
-      {"Momentum", [](const std::string& n) { return startsWith(n, "momentum."); }},
+       [](const std::string& n) {
+         const auto& t = ch::kBaseTorque;
+         return isOneOf(n, t[0], t[1], t[2], ch::kBaseFuel);
+       }},
+      {"Modal coordinates", [](const std::string& n) { return startsWith(n, ch::kModeGroup); }},
+      {"Momentum", [](const std::string& n) { return startsWith(n, ch::kMomentumGroup); }},
   };
 }
 

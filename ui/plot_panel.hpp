@@ -10,6 +10,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <QString>
@@ -33,7 +34,7 @@ struct RunHistory {
   std::vector<core::ChannelInfo> channels;
   std::vector<std::vector<double>> columns;
   int rows() const { return columns.empty() ? 0 : static_cast<int>(columns[0].size()); }
-  int find(const std::string& name) const;
+  int find(std::string_view name) const;
 };
 
 class PlotPanel : public QWidget {

@@ -74,7 +74,8 @@ std::string svgMap(const EnvelopeGrid& g, const std::vector<EnvelopeCell>& cells
       << colourOf(c.outcome) << "\"><title>" << number(c.rate_deg_s) << " deg/s, " << g.axes[c.axis].name << ", phase "
       << number(c.phase_deg) << " deg: " << outcomeName(c.outcome) << "</title></rect>\n";
     if (!c.limiting.empty()) {
-      std::string label = c.limiting.substr(0, 9);
+      // (bus_torque_bound: no plan can meet the bus limit, distinct from the planner's miss)
+      std::string label = c.limiting == "bus_torque_bound" ? "no plan" : c.limiting.substr(0, 9);
       s << "<text x=\"" << x + cw / np / 2 - 1 << "\" y=\"" << y + ch / 2 + 3 << "\" text-anchor=\"middle\" font-size=\"8\" fill=\"white\">"
         << label << "</text>\n";
     }
@@ -87,7 +88,7 @@ std::string svgMap(const EnvelopeGrid& g, const std::vector<EnvelopeCell>& cells
     lx += 40 + 8 * static_cast<int>(outcomeName(o).size());
   }
   s << "<text x=\"10\" y=\"" << ly + 40 << "\">Each cell: phase 0 deg (left) and 180 deg (right) of the debris' initial attitude; "
-    << "label: the limiting constraint.</text>\n";
+    << "label: the limiting constraint (no plan: the bus limit is below what riding the grasp point asks).</text>\n";
   s << "</svg>\n";
   return s.str();
 }

@@ -9,6 +9,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/math/rotation.hpp"
+#include "core/sim/channels.hpp"
 #include "core/planning/feasibility.hpp"
 
 namespace grapple::core {
@@ -103,7 +104,7 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
         Simulation sim(s, model);
         // Until the outcome can no longer change: `after` seconds past the grasp (the detumbling's
         // start, where the torques peak), or once the capture has stopped (no window, no retry).
-        const int phase = sim.recorder().find("capture.phase");
+        const int phase = sim.recorder().find(channel::kCapturePhase);
         double grasped_at = NAN;
         while (sim.step()) {
           if (phase < 0) continue;
@@ -131,10 +132,13 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
           for (const Violation& v : m.violations) cell.limiting += (cell.limiting.empty() ? "" : ",") + v.requirement;
         } else if (m.outcome == Outcome::kMissed || m.outcome == Outcome::kAborted) {
           // The constraint named in the reason: "... limited by NAME: ..." or the abort's trigger.
+          // (A bus limit that no plan can meet first: its reason names the best candidate's too.)
+          if (m.outcome_reason.find("no plan can meet the bus torque limit") != std::string::npos) cell.limiting = "bus_torque_bound";
+          if (m.outcome_reason.find("no plan can ride the grasp point") != std::string::npos) cell.limiting = "reach";
           for (const char* c : {"joint_torque", "bus_torque", "singularity", "joint_limit", "joint_rate",
                                 "debris_clearance", "bus_clearance", "transversality", "from the plan",
                                 "torques at their limit", "bus attitude", "from the debris' box", "no grasp"}) {
-            if (m.outcome_reason.find(c) != std::string::npos) {
+            if (cell.limiting.empty() && m.outcome_reason.find(c) != std::string::npos) {
               cell.limiting = c;
               break;
             }

@@ -404,25 +404,26 @@ void CaptureController::holdJoints(ControlContext& ctx, const Eigen::VectorXd& q
   applyJointAccelerations(ctx, ddqm_);
 }
 
-void CaptureController::track(ControlContext& ctx) {
+CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   const Model& m = ctx.model;
   Data& d = ctx.data;
   const auto nj = static_cast<Eigen::Index>(joints_.size());
   const ControllerSpec::Capture& c = spec_.capture;
+  HandTask t;
   // The reference and the hand's error. On a flexible chaser the hand controlled is its
   // rigid-equivalent (modal coordinates and rates set to zero): steering the deformed hand would
   // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
   // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
-  const PointKinematics ref = plan_->at(ctx.t - plan_start_);
+  t.ref = plan_->at(ctx.t - plan_start_);
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
   forwardKinematics(m, d, q_r_, v_r_);
-  const Vector3 r = framePose(m, d, ee_frame_).p;
-  const Vector3 rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
-  const Vector3 a_des = ref.acceleration + spec_.kd * (ref.velocity - rd) + spec_.kp * (ref.position - r);
+  t.r = framePose(m, d, ee_frame_).p;
+  t.rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
+  t.a_des = t.ref.acceleration + spec_.kd * (t.ref.velocity - t.rd) + spec_.kp * (t.ref.position - t.r);
   // The pointing task (capture.align) rides on the resolved-acceleration law only.
-  const bool point = plan_->aligns() && c.law == CaptureLaw::kResolvedAcceleration && !reactionless_;
-  J_ = frameJacobian(m, d, ee_frame_).topRows(point ? 6 : 3);
+  t.point = plan_->aligns() && c.law == CaptureLaw::kResolvedAcceleration && !reactionless_;
+  J_ = frameJacobian(m, d, ee_frame_).topRows(t.point ? 6 : 3);
   for (const FlexibleBody& f : m.flex) J_.middleCols(f.idx_v, f.nf).setZero();
   const Matrix3 R_hand = framePose(m, d, ee_frame_).R;
   const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame_).tail<3>();
@@ -434,96 +435,116 @@ void CaptureController::track(ControlContext& ctx) {
   rigidEquivalent(m, ddq_, ddq0_);
   forwardKinematics(m, d, q_r_, v_r_, ddq0_);
   const Vector6 b6 = pointAccelerationWorld(m, d, ee_frame_);
-  const Vector3 b = b6.head<3>();
+  t.b = b6.head<3>();
   pickCols(J_, joints_, A_);
   if (!free_.empty()) {
     pickCols(J_, free_, Jf_);
     A_.noalias() -= Jf_ * react_;
   }
-  TaskVector task(point ? 5 : 3);
-  task.head<3>() = a_des - b;
-  if (point) {  // the hand's position rows, then its pointing's (from A_'s angular rows)
+  t.task.resize(t.point ? 5 : 3);
+  t.task.head<3>() = t.a_des - t.b;
+  if (t.point) {  // the hand's position rows, then its pointing's (from A_'s angular rows)
     A_task_.resize(5, nj);
     A_task_.topRows<3>() = A_.topRows<3>();
     pointingTask(A_.bottomRows<3>(), b6.tail<3>(), R_hand.col(2), w_hand, plan_->pointing(ctx.t - plan_start_), spec_.kp,
-                 spec_.kd, A_task_.bottomRows<2>(), task.tail<2>());
+                 spec_.kd, A_task_.bottomRows<2>(), t.task.tail<2>());
   }
+  return t;
+}
 
+void CaptureController::track(ControlContext& ctx) {
+  const ControllerSpec::Capture& c = spec_.capture;
+  const HandTask t = handTask(ctx);
   if (c.law == CaptureLaw::kTransposeJacobian) {
-    // Transpose-Jacobian control (Craig; SPART's example law): a Cartesian spring and damper at
-    // the hand, F = force_kp (r_ref - r) + force_kd (ṙ_ref - ṙ) [N], mapped to the joints by the
-    // generalized Jacobian, τ = Aᵀ F, with joint damping (posture_kd, scaled by H_jj). No model in
-    // the loop: the simplest law, and the least precise.
-    const Vector3 F = c.force_kp * (ref.position - r) + c.force_kd * (ref.velocity - rd);
-    const Eigen::VectorXd tau_m = A_.transpose() * F;  // (this law and the reactionless ones allocate)
-    for (Eigen::Index k = 0; k < nj; ++k) {
-      const int i = joints_[k];
-      ctx.tau[i] = tau_m[k] - c.posture_kd * H_(i, i) * ctx.v[i];
-    }
-    holdBusUnderJointTorques(ctx);
+    transposeJacobian(ctx, t);
     return;
   }
   if (c.law == CaptureLaw::kJointPd) {
-    jointPd(ctx, ref, r);
+    jointPd(ctx, t.ref, t.r);
     return;
   }
-
-  Eigen::VectorXd& ddqm = ddqm_;
   if (reactionless_) {
-    // Zero (or desired) reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to
-    // -(ω - ω_des) (its rate driven to ω_des: zero for the ZRM, not only its acceleration); the
-    // hand's task is met in what the bus leaves (3 of 6 joints for each; Yoshida's reaction null
-    // space, SPART's ZRM/DRM, eq. 47).
-    const Eigen::MatrixXd B = -react_.middleRows(base_rotation_row_, 3);
-    const Vector3 c0 = ddq0_.segment<3>(3);
-    const Vector3 bus = c.reaction_rate - ctx.v.segment<3>(3) - c0;
-    if (c.reaction_inverse == ReactionInverse::kAdjugate && nj == 6) {
-      // SPART eq. 48 at the acceleration level: G = [B; A] square, q̈ = k adj(G) [bus; hand] with
-      // k = 1/det G while |1/det G| <= adjugate_limit, capped beyond: near a singularity of G the
-      // motion shrinks (the task is met more slowly) instead of growing without bound.
-      Eigen::Matrix<double, 6, 6> G;
-      G.topRows<3>() = B;
-      G.bottomRows<3>() = A_;
-      Eigen::Matrix<double, 6, 1> rhs;
-      rhs << bus, a_des - b;
-      const Eigen::PartialPivLU<Eigen::Matrix<double, 6, 6>> lu(G);
-      const double det = lu.determinant();
-      const double scale = std::abs(det) * c.adjugate_limit >= 1 ? 1.0 : std::abs(det) * c.adjugate_limit;
-      ddqm = scale * lu.solve(rhs);  // k adj(G) = (k det G) G⁻¹
-    } else {
-      // (B maps joint to bus accelerations, ~ the arm's to the bus' inertia: small but not
-      // singular; its exact pseudo-inverse, the thresholds of the damping being the hand's.)
-      const Eigen::MatrixXd Bpinv = B.completeOrthogonalDecomposition().pseudoInverse();
-      const Eigen::VectorXd q1 = Bpinv * bus;
-      const Eigen::MatrixXd N = Eigen::MatrixXd::Identity(nj, nj) - Bpinv * B;
-      const Eigen::MatrixXd AN = A_ * N;
-      ddqm = q1 + N * (dampedPseudoInverse(AN, c.damping, c.singular_threshold) * (a_des - b - A_ * q1));
-    }
+    reactionlessAccelerations(ctx, t, ddqm_);
   } else {
-    const Eigen::MatrixXd& A = point ? A_task_ : A_;
-    dampedPseudoInverse(A, c.damping, c.singular_threshold, pinv_, Apinv_);
-    const Eigen::MatrixXd& Apinv = Apinv_;
-    Eigen::VectorXd &qm = qm_, &vm = vm_;
-    qm.resize(nj);
-    vm.resize(nj);
-    for (Eigen::Index k = 0; k < nj; ++k) {
-      qm[k] = ctx.q[joints_q_[k]];
-      vm[k] = ctx.v[joints_[k]];
-    }
-    posture_pull_ = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
-    const Eigen::VectorXd& posture = posture_pull_;
-    if (c.law == CaptureLaw::kResolvedRate) {
-      // Resolved motion-rate control (Whitney): joint rates from the hand's velocity demand,
-      // q̇_d = A⁺(ṙ_ref + kp (r_ref - r)), followed by a rate servo q̈ = kd (q̇_d - q̇); kp and kd
-      // [1/s] are the Cartesian and the rate-loop bandwidths.
-      const Eigen::VectorXd rate = Apinv * (ref.velocity + spec_.kp * (ref.position - r));
-      ddqm = spec_.kd * (rate - vm) + posture - Apinv * (A_ * posture);
-    } else {
-      resolvedAcceleration(A, Apinv, task, posture, ddqm);
-    }
+    taskAccelerations(ctx, t, ddqm_);
   }
+  applyJointAccelerations(ctx, ddqm_);
+}
 
-  applyJointAccelerations(ctx, ddqm);
+void CaptureController::transposeJacobian(ControlContext& ctx, const HandTask& t) {
+  // Transpose-Jacobian control (Craig; SPART's example law): a Cartesian spring and damper at
+  // the hand, F = force_kp (r_ref - r) + force_kd (ṙ_ref - ṙ) [N], mapped to the joints by the
+  // generalized Jacobian, τ = Aᵀ F, with joint damping (posture_kd, scaled by H_jj). No model in
+  // the loop: the simplest law, and the least precise.
+  const ControllerSpec::Capture& c = spec_.capture;
+  const Vector3 F = c.force_kp * (t.ref.position - t.r) + c.force_kd * (t.ref.velocity - t.rd);
+  const Eigen::VectorXd tau_m = A_.transpose() * F;  // (this law and the reactionless ones allocate)
+  for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(joints_.size()); ++k) {
+    const int i = joints_[k];
+    ctx.tau[i] = tau_m[k] - c.posture_kd * H_(i, i) * ctx.v[i];
+  }
+  holdBusUnderJointTorques(ctx);
+}
+
+void CaptureController::reactionlessAccelerations(const ControlContext& ctx, const HandTask& t, Eigen::VectorXd& ddqm) {
+  // Zero (or desired) reaction manoeuvre: the bus' angular acceleration B q̈_m + c is set to
+  // -(ω - ω_des) (its rate driven to ω_des: zero for the ZRM, not only its acceleration); the
+  // hand's task is met in what the bus leaves (3 of 6 joints for each; Yoshida's reaction null
+  // space, SPART's ZRM/DRM, eq. 47).
+  const ControllerSpec::Capture& c = spec_.capture;
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  const Eigen::MatrixXd B = -react_.middleRows(base_rotation_row_, 3);
+  const Vector3 c0 = ddq0_.segment<3>(3);
+  const Vector3 bus = c.reaction_rate - ctx.v.segment<3>(3) - c0;
+  if (c.reaction_inverse == ReactionInverse::kAdjugate && nj == 6) {
+    // SPART eq. 48 at the acceleration level: G = [B; A] square, q̈ = k adj(G) [bus; hand] with
+    // k = 1/det G while |1/det G| <= adjugate_limit, capped beyond: near a singularity of G the
+    // motion shrinks (the task is met more slowly) instead of growing without bound.
+    Eigen::Matrix<double, 6, 6> G;
+    G.topRows<3>() = B;
+    G.bottomRows<3>() = A_;
+    Eigen::Matrix<double, 6, 1> rhs;
+    rhs.head<3>() = bus;
+    rhs.tail<3>() = t.a_des - t.b;
+    const Eigen::PartialPivLU<Eigen::Matrix<double, 6, 6>> lu(G);
+    const double det = lu.determinant();
+    const double scale = std::abs(det) * c.adjugate_limit >= 1 ? 1.0 : std::abs(det) * c.adjugate_limit;
+    ddqm = scale * lu.solve(rhs);  // k adj(G) = (k det G) G⁻¹
+  } else {
+    // (B maps joint to bus accelerations, ~ the arm's to the bus' inertia: small but not
+    // singular; its exact pseudo-inverse, the thresholds of the damping being the hand's.)
+    const Eigen::MatrixXd Bpinv = B.completeOrthogonalDecomposition().pseudoInverse();
+    const Eigen::VectorXd q1 = Bpinv * bus;
+    const Eigen::MatrixXd N = Eigen::MatrixXd::Identity(nj, nj) - Bpinv * B;
+    const Eigen::MatrixXd AN = A_ * N;
+    ddqm = q1 + N * (dampedPseudoInverse(AN, c.damping, c.singular_threshold) * (t.a_des - t.b - A_ * q1));
+  }
+}
+
+void CaptureController::taskAccelerations(const ControlContext& ctx, const HandTask& t, Eigen::VectorXd& ddqm) {
+  const ControllerSpec::Capture& c = spec_.capture;
+  const auto nj = static_cast<Eigen::Index>(joints_.size());
+  const Eigen::MatrixXd& A = t.point ? A_task_ : A_;
+  dampedPseudoInverse(A, c.damping, c.singular_threshold, pinv_, Apinv_);
+  const Eigen::MatrixXd& Apinv = Apinv_;
+  Eigen::VectorXd &qm = qm_, &vm = vm_;
+  qm.resize(nj);
+  vm.resize(nj);
+  for (Eigen::Index k = 0; k < nj; ++k) {
+    qm[k] = ctx.q[joints_q_[k]];
+    vm[k] = ctx.v[joints_[k]];
+  }
+  posture_pull_ = -c.posture_kd * vm - c.posture_kp * (qm - posture_);
+  const Eigen::VectorXd& posture = posture_pull_;
+  if (c.law == CaptureLaw::kResolvedRate) {
+    // Resolved motion-rate control (Whitney): joint rates from the hand's velocity demand,
+    // q̇_d = A⁺(ṙ_ref + kp (r_ref - r)), followed by a rate servo q̈ = kd (q̇_d - q̇); kp and kd
+    // [1/s] are the Cartesian and the rate-loop bandwidths.
+    const Eigen::VectorXd rate = Apinv * (t.ref.velocity + spec_.kp * (t.ref.position - t.r));
+    ddqm = spec_.kd * (rate - vm) + posture - Apinv * (A_ * posture);
+  } else {
+    resolvedAcceleration(A, Apinv, t.task, posture, ddqm);
+  }
 }
 
 void CaptureController::holdBusUnderJointTorques(ControlContext& ctx) {

@@ -89,6 +89,21 @@ class CaptureController final : public Controller {
   std::string abortReason(ControlContext& ctx);
   void abort(ControlContext& ctx, const std::string& reason);
   void track(ControlContext& ctx);               // the capture law on the plan
+  // The hand's task on the plan now: the reference, the hand's position and velocity, the
+  // acceleration asked (the plan's with the Cartesian PD), b (the hand's acceleration with the
+  // joints at rest); A_ (and A_task_ with the pointing rows) the generalized Jacobian.
+  struct HandTask {
+    PointKinematics ref;
+    Vector3 r, rd, a_des, b;
+    bool point = false;  // with the pointing task (capture.align)
+    TaskVector task;     // [a_des - b; pointing's]
+  };
+  HandTask handTask(ControlContext& ctx);
+  // The laws on the hand's task: transpose-Jacobian torques (into ctx), the joints' accelerations
+  // of the reactionless laws, those of resolved rate or acceleration.
+  void transposeJacobian(ControlContext& ctx, const HandTask& t);
+  void reactionlessAccelerations(const ControlContext& ctx, const HandTask& t, Eigen::VectorXd& ddqm);
+  void taskAccelerations(const ControlContext& ctx, const HandTask& t, Eigen::VectorXd& ddqm);
   // The joints to a joint-space setpoint (stand-off pose, retreat path) by computed torque, the
   // bus held.
   void holdJoints(ControlContext& ctx, const Eigen::VectorXd& qd, const Eigen::VectorXd& vd,

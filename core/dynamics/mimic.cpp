@@ -42,17 +42,6 @@ void projectVector(const Model& m, const Eigen::VectorXd& x_full, Eigen::VectorX
   for (int k = 0; k < m.full->nv; ++k) x[m.mimic_v_source[k]] += m.mimic_v_gain[k] * x_full[k];
 }
 
-// Gᵀ A_full G
-void projectMatrix(const Model& m, const Eigen::MatrixXd& A_full, Eigen::MatrixXd& A) {
-  A.setZero();
-  const int n = m.full->nv;
-  for (int c = 0; c < n; ++c) {
-    for (int r = 0; r < n; ++r) {
-      A(m.mimic_v_source[r], m.mimic_v_source[c]) += m.mimic_v_gain[r] * m.mimic_v_gain[c] * A_full(r, c);
-    }
-  }
-}
-
 void expand(const Model& m, Data& d, const Eigen::VectorXd& q, const char* where) {
   detail::checkSize(q.size(), m.nq, "q", where);
   expandConfiguration(m, q, d.q_full);
@@ -73,6 +62,18 @@ void expand(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::Vect
 }
 
 }  // namespace
+
+const Model& fullModel(const Model& m, Data& d) { return full(m, d); }
+
+void projectMatrix(const Model& m, const Eigen::MatrixXd& A_full, Eigen::MatrixXd& A) {
+  A.setZero();
+  const int n = m.full->nv;
+  for (int c = 0; c < n; ++c) {
+    for (int r = 0; r < n; ++r) {
+      A(m.mimic_v_source[r], m.mimic_v_source[c]) += m.mimic_v_gain[r] * m.mimic_v_gain[c] * A_full(r, c);
+    }
+  }
+}
 
 void expandConfiguration(const Model& m, const Eigen::VectorXd& q, Eigen::VectorXd& q_full) {
   for (int k = 0; k < m.full->nq; ++k) {

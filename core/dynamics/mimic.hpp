@@ -47,5 +47,10 @@ void expandConfiguration(const Model& model, const Eigen::VectorXd& q, Eigen::Ve
 void expandVelocity(const Model& model, const Eigen::VectorXd& v, Eigen::VectorXd& v_full);
 // G as a dense (full->nv x nv) matrix.
 Eigen::MatrixXd velocityMap(const Model& model);
+// The full model, updated with what may have changed in the model since it was built (gravity,
+// base placement, inertias, armature); it lives in data.
+const Model& fullModel(const Model& model, Data& data);
+// A = Gᵀ A_full G (A sized nv x nv).
+void projectMatrix(const Model& model, const Eigen::MatrixXd& A_full, Eigen::MatrixXd& A);
 
 }  // namespace grapple::core::mimic

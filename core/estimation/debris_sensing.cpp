@@ -54,23 +54,10 @@ double DebrisSensing::nextInstant() const {
   return in_flight_.empty() ? image : std::min(image, in_flight_.front().arrival);
 }
 
-const std::vector<std::pair<std::string, std::string>>& DebrisSensing::channels() {
-  static const std::vector<std::pair<std::string, std::string>> names{
-      {"estimate.x", "m"}, {"estimate.y", "m"}, {"estimate.z", "m"},
-      {"estimate.error.x", "m"}, {"estimate.error.y", "m"}, {"estimate.error.z", "m"},
-      {"estimate.sigma3.x", "m"}, {"estimate.sigma3.y", "m"}, {"estimate.sigma3.z", "m"},
-      {"estimate.error.attitude", "deg"}, {"estimate.sigma3.attitude", "deg"},
-      {"estimate.error.rate", "deg/s"}, {"estimate.sigma3.rate", "deg/s"},
-      {"estimate.error.target", "m"}, {"estimate.sigma3.target", "m"},
-      {"estimate.error.range", "m"}, {"camera.visible", "1"}};
-  return names;
-}
-
-void DebrisSensing::record(double t, const DebrisState& truth, const Vector3& camera_W, double* out) const {
-  const std::size_t n = channels().size();
-  std::fill(out, out + n, NAN);
-  out[n - 1] = visible_;
-  if (stopped_) return;
+DebrisSensing::Report DebrisSensing::report(double t, const DebrisState& truth, const Vector3& camera_W) const {
+  Report r;
+  r.visible = visible_;
+  if (stopped_) return r;
   constexpr double kDeg = 180 / M_PI;
   const DebrisEstimate e = estimate(t);
   const Vector12 err = -boxMinus(truth, e.state);
@@ -80,17 +67,18 @@ void DebrisSensing::record(double t, const DebrisState& truth, const Vector3& ca
   const Vector3 target = targetKinematics(debris_, e.state).position;
   const Vector3 true_target = targetKinematics(debris_, truth).position;
   for (int k = 0; k < 3; ++k) {
-    out[k] = e.state.r_W[k];
-    out[3 + k] = err[k];
-    out[6 + k] = 3 * std::sqrt(e.P(k, k));
+    r.position[k] = e.state.r_W[k];
+    r.error[k] = err[k];
+    r.sigma3[k] = 3 * std::sqrt(e.P(k, k));
   }
-  out[9] = err.segment<3>(6).norm() * kDeg;
-  out[10] = 3 * std::sqrt(e.P.block<3, 3>(6, 6).trace()) * kDeg;
-  out[11] = err.segment<3>(9).norm() * kDeg;
-  out[12] = 3 * std::sqrt(e.P.block<3, 3>(9, 9).trace()) * kDeg;
-  out[13] = (target - true_target).norm();
-  out[14] = 3 * std::sqrt((J * e.P * J.transpose()).trace());
-  out[15] = (target - camera_W).norm() - (true_target - camera_W).norm();
+  r.attitude_error = err.segment<3>(6).norm() * kDeg;
+  r.attitude_sigma3 = 3 * std::sqrt(e.P.block<3, 3>(6, 6).trace()) * kDeg;
+  r.rate_error = err.segment<3>(9).norm() * kDeg;
+  r.rate_sigma3 = 3 * std::sqrt(e.P.block<3, 3>(9, 9).trace()) * kDeg;
+  r.target_error = (target - true_target).norm();
+  r.target_sigma3 = 3 * std::sqrt((J * e.P * J.transpose()).trace());
+  r.range_error = (target - camera_W).norm() - (true_target - camera_W).norm();
+  return r;
 }
 
 void DebrisSensing::advance(double t, const DebrisState& truth, const Transform& X_WC,

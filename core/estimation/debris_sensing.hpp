@@ -8,6 +8,7 @@
 // of the camera's seed; the camera's noise is stream 0): the same seed gives the same run.
 #pragma once
 
+#include <cmath>
 #include <deque>
 #include <string>
 #include <utility>
@@ -48,13 +49,20 @@ class DebrisSensing {
   DebrisState state(double t) const;
   DebrisEstimate estimate(double t) const;
   bool visible() const { return visible_; }
-  // The recorded channels (name, unit): the estimate (centre of mass), its errors against the
-  // truth and their 3σ bounds — per axis for the position; for the attitude, rate and grasp point
-  // the error's norm beside 3 √(trace of its covariance) —, the error of the estimated distance
-  // from the camera to the grasp point, and whether the grasp point is in view.
-  static const std::vector<std::pair<std::string, std::string>>& channels();
-  // Their values at t (channels().size() of them into out; NaN but `visible` once stopped).
-  void record(double t, const DebrisState& truth, const Vector3& camera_W, double* out) const;
+  // What the recorded channels show of the estimate at t (core/sim/channels names them): the
+  // estimate (centre of mass), its errors against the truth and their 3σ bounds — per axis for the
+  // position; for the attitude, rate and grasp point the error's norm beside 3 √(trace of its
+  // covariance) —, the error of the estimated distance from the camera to the grasp point, and
+  // whether the grasp point is in view (1 or 0). NaN but `visible` once stopped.
+  struct Report {
+    Vector3 position = Vector3::Constant(NAN), error = Vector3::Constant(NAN), sigma3 = Vector3::Constant(NAN);
+    double attitude_error = NAN, attitude_sigma3 = NAN;   // [deg]
+    double rate_error = NAN, rate_sigma3 = NAN;           // [deg/s]
+    double target_error = NAN, target_sigma3 = NAN;       // [m]
+    double range_error = NAN;                             // [m]
+    double visible = 0;
+  };
+  Report report(double t, const DebrisState& truth, const Vector3& camera_W) const;
   // No more images (the debris grasped: the filter's torque-free model no longer holds).
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }

@@ -341,167 +341,201 @@ class FieldWriter : public ScenarioFields {
   YAML::Emitter& e_;
 };
 
-// Checks everything that needs the robot: names and sizes of the initial state and controllers.
-void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scenario& s,
-                       const Model& m) {
-  std::vector<std::string> joints, flexible;
-  for (int i = 1; i < m.nbodies; ++i) {
-    if (m.joint[i].nv > 0) joints.push_back(m.joint[i].name);
-    if (m.flex[i].nf > 0) flexible.push_back(m.body_name[i]);
+// Checks everything that needs the robot: names and sizes of the initial state and controllers,
+// the frames the scenario names.
+class ModelCheck {
+ public:
+  ModelCheck(const yaml::Reader& r, const YAML::Node& doc, const Scenario& s, const Model& m)
+      : r_(r), doc_(doc), s_(s), m_(m) {
+    for (int i = 1; i < m.nbodies; ++i) {
+      if (m.joint[i].nv > 0) joints_.push_back(m.joint[i].name);
+      if (m.flex[i].nf > 0) flexible_.push_back(m.body_name[i]);
+    }
   }
-  // (Handles are re-pointed with reset(): `n = n[b]` would assign the child's value to the node
-  // n points at, rewriting the caller's document.)
-  auto at = [&](const char* a, const char* b, const char* c, const std::string& key) {
+
+  void run() const {
+    initialState();
+    for (std::size_t k = 0; k < s_.controllers.size(); ++k) controller(k);
+    if (s_.chaser.attitude_control && m_.base_mode != BaseMode::kFloating) {
+      r_.fail(doc_["chaser"]["attitude_control"], "chaser.attitude_control: only a floating bus has its attitude "
+                                                  "controlled this way (the robot's base is " +
+                                                  std::string(baseModeName(m_.base_mode)) + ")");
+    }
+    if (const auto& cam = s_.sensors.camera) {
+      const YAML::Node at = doc_["sensors"]["camera"];
+      if (!s_.debris.enabled) r_.fail(at, "sensors.camera: the camera sees the debris (the scenario has none)");
+      if (!cam->frame.empty() && m_.frameId(cam->frame) < 0) noFrame(at["frame"], "sensors.camera.frame", cam->frame);
+    }
+    if (!s_.run.end_effector.empty() && m_.frameId(s_.run.end_effector) < 0) {
+      noFrame(doc_["run"]["end_effector"], "run.end_effector", s_.run.end_effector);
+    }
+  }
+
+ private:
+  // The node of doc[a][b][c][key], or the deepest that exists. (Handles are re-pointed with
+  // reset(): `n = n[b]` would assign the child's value to the node n points at, rewriting the
+  // caller's document.)
+  YAML::Node at(const char* a, const char* b, const char* c, const std::string& key) const {
     YAML::Node n;
-    n.reset(doc[a]);
+    n.reset(doc_[a]);
     if (n.IsDefined() && b) n.reset(static_cast<const YAML::Node&>(n)[b]);
     if (n.IsDefined() && c) n.reset(static_cast<const YAML::Node&>(n)[c]);
     const YAML::Node cn = n;
     if (cn.IsDefined() && cn.IsMap() && cn[key].IsDefined()) return YAML::Node(cn[key]);
     return n;
-  };
-  auto unknown = [&](const YAML::Node& where, const std::string& what, const std::string& name,
-                     const std::vector<std::string>& names) {
-    for (int i = 1; i < m.nbodies; ++i) {  // a mimic joint has no coordinate of its own
-      const Joint& j = m.joint[i];
-      if (names != joints || !isMimic(j) || j.name != name) continue;
+  }
+
+  // A joint (names: joints_) or flexible body (flexible_) the robot does not have.
+  [[noreturn]] void unknown(const YAML::Node& where, const std::string& what, const std::string& name,
+                            const std::vector<std::string>& names) const {
+    for (int i = 1; i < m_.nbodies; ++i) {  // a mimic joint has no coordinate of its own
+      const Joint& j = m_.joint[i];
+      if (names != joints_ || !isMimic(j) || j.name != name) continue;
       std::ostringstream rule;
-      rule << "q = " << j.mimic_multiplier << " * q_" << m.joint[j.mimic_body].name;
+      rule << "q = " << j.mimic_multiplier << " * q_" << m_.joint[j.mimic_body].name;
       if (j.mimic_offset != 0) rule << (j.mimic_offset < 0 ? " - " : " + ") << std::abs(j.mimic_offset);
-      r.fail(where, what + ": joint '" + name + "' mimics joint '" + m.joint[j.mimic_body].name + "' (" +
-                        rule.str() + "): a scenario gives only the independent joints; give '" +
-                        m.joint[j.mimic_body].name + "' instead");
+      r_.fail(where, what + ": joint '" + name + "' mimics joint '" + m_.joint[j.mimic_body].name + "' (" +
+                         rule.str() + "): a scenario gives only the independent joints; give '" +
+                         m_.joint[j.mimic_body].name + "' instead");
     }
     const std::string hint = closestMatch(name, names);
-    r.fail(where, what + ": the robot has no " + (names == joints ? "joint" : "flexible body") +
-                      " '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-  };
-  for (const auto* table : {&s.chaser.initial.joint_position, &s.chaser.initial.joint_velocity}) {
-    for (const auto& [name, values] : *table) {
-      const int b = m.bodyOfJoint(name);
-      const YAML::Node where = at("chaser", "initial", "joints", name);
-      if (b < 0) unknown(where, "chaser.initial.joints", name, joints);
-      const Joint& j = m.joint[b];
-      const int n = table == &s.chaser.initial.joint_position ? j.nq : j.nv;
-      if (static_cast<int>(values.size()) != n) {
-        r.fail(where, "chaser.initial.joints." + name + ": a " + std::string(jointTypeName(j.type)) +
-                          " joint takes " + std::to_string(n) + " value(s), got " + std::to_string(values.size()));
+    r_.fail(where, what + ": the robot has no " + (names == joints_ ? "joint" : "flexible body") +
+                       " '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+
+  [[noreturn]] void noFrame(const YAML::Node& where, const std::string& what, const std::string& name) const {
+    std::vector<std::string> frames;
+    for (const Frame& f : m_.frames) frames.push_back(f.name);
+    const std::string hint = closestMatch(name, frames);
+    r_.fail(where, what + ": no frame '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+
+  void initialState() const {
+    const ChaserInitialState& init = s_.chaser.initial;
+    for (const auto* table : {&init.joint_position, &init.joint_velocity}) {
+      for (const auto& [name, values] : *table) {
+        const int b = m_.bodyOfJoint(name);
+        const YAML::Node where = at("chaser", "initial", "joints", name);
+        if (b < 0) unknown(where, "chaser.initial.joints", name, joints_);
+        const Joint& j = m_.joint[b];
+        const int n = table == &init.joint_position ? j.nq : j.nv;
+        if (static_cast<int>(values.size()) != n) {
+          r_.fail(where, "chaser.initial.joints." + name + ": a " + std::string(jointTypeName(j.type)) +
+                             " joint takes " + std::to_string(n) + " value(s), got " + std::to_string(values.size()));
+        }
       }
     }
-  }
-  for (const auto* table : {&s.chaser.initial.mode_position, &s.chaser.initial.mode_velocity}) {
-    for (const auto& [name, values] : *table) {
-      const YAML::Node where = at("chaser", "initial", "modes", name);
-      int b = -1;
-      for (int i = 0; i < m.nbodies; ++i) {
-        if (m.body_name[i] == name && m.flex[i].nf > 0) b = i;
-      }
-      if (b < 0) unknown(where, "chaser.initial.modes", name, flexible);
-      if (static_cast<int>(values.size()) != m.flex[b].nf) {
-        r.fail(where, "chaser.initial.modes." + name + ": " + std::to_string(m.flex[b].nf) +
-                          " modal value(s) expected, got " + std::to_string(values.size()));
+    for (const auto* table : {&init.mode_position, &init.mode_velocity}) {
+      for (const auto& [name, values] : *table) {
+        const YAML::Node where = at("chaser", "initial", "modes", name);
+        int b = -1;
+        for (int i = 0; i < m_.nbodies; ++i) {
+          if (m_.body_name[i] == name && m_.flex[i].nf > 0) b = i;
+        }
+        if (b < 0) unknown(where, "chaser.initial.modes", name, flexible_);
+        if (static_cast<int>(values.size()) != m_.flex[b].nf) {
+          r_.fail(where, "chaser.initial.modes." + name + ": " + std::to_string(m_.flex[b].nf) +
+                             " modal value(s) expected, got " + std::to_string(values.size()));
+        }
       }
     }
+    if (m_.base_mode == BaseMode::kFixed && init.base_twist.norm() > 0) {
+      r_.fail(at("chaser", "initial", "base", "twist"), "chaser.initial.base.twist: the base is fixed");
+    }
   }
-  if (m.base_mode == BaseMode::kFixed && s.chaser.initial.base_twist.norm() > 0) {
-    r.fail(at("chaser", "initial", "base", "twist"), "chaser.initial.base.twist: the base is fixed");
+
+  // The robot's one-coordinate joints (those the aerial and capture laws drive).
+  std::size_t oneDofJoints() const {
+    std::size_t n1 = 0;
+    for (int b = 0; b < m_.nbodies; ++b) n1 += m_.joint[b].nv == 1 ? 1 : 0;
+    return n1;
   }
-  for (std::size_t k = 0; k < s.controllers.size(); ++k) {
-    const ControllerSpec& c = s.controllers[k];
-    const YAML::Node where = doc["controllers"][k];
+
+  void controller(std::size_t k) const {
+    const ControllerSpec& c = s_.controllers[k];
+    const YAML::Node where = doc_["controllers"][k];
+    const std::string w = "controllers[" + std::to_string(k) + "]";
     for (const auto& [name, value] : c.target) {
-      const int b = m.bodyOfJoint(name);
-      if (b < 0) unknown(where["target"][name], "controllers[" + std::to_string(k) + "].target", name, joints);
-      if (m.joint[b].nv != 1) r.fail(where["target"][name], "controllers: only 1-DOF joints follow a path");
+      const int b = m_.bodyOfJoint(name);
+      if (b < 0) unknown(where["target"][name], w + ".target", name, joints_);
+      if (m_.joint[b].nv != 1) r_.fail(where["target"][name], "controllers: only 1-DOF joints follow a path");
     }
     for (std::size_t j = 0; j < c.windows.size(); ++j) {
-      const int b = m.bodyOfJoint(c.windows[j].joint);
-      if (b < 0) unknown(where["windows"][j]["joint"], "controllers[" + std::to_string(k) + "].windows", c.windows[j].joint, joints);
-      if (m.joint[b].nv != 1) r.fail(where["windows"][j], "controllers: torque windows drive 1-DOF joints");
+      const int b = m_.bodyOfJoint(c.windows[j].joint);
+      if (b < 0) unknown(where["windows"][j]["joint"], w + ".windows", c.windows[j].joint, joints_);
+      if (m_.joint[b].nv != 1) r_.fail(where["windows"][j], "controllers: torque windows drive 1-DOF joints");
     }
-    if (c.type == ControllerType::kAerial) {
-      const std::string w = "controllers[" + std::to_string(k) + "]";
-      if (m.base_mode != BaseMode::kFlying) r.fail(where, w + ": an aerial controller drives a flying base (base_mode: flying)");
-      if (!(s.run.control_rate > 0)) {
-        r.fail(where, w + ": an aerial controller runs sampled, with its motors' lag: set run.control_rate (e.g. 500 Hz)");
-      }
-      std::size_t n1 = 0;
-      for (int b = 0; b < m.nbodies; ++b) {
-        if (m.joint[b].nv == 1) ++n1;
-        if (b > 0 && m.joint[b].nv > 1) r.fail(where, w + ": an aerial controller drives 1-DOF joints only");
-      }
-      if (static_cast<int>(n1) + 6 != m.nv) r.fail(where, w + ": an aerial controller needs a rigid robot");
-      const ControllerSpec::Aerial& a = c.aerial;
-      for (const auto& [key, g] : {std::pair{"kp", &a.kp}, std::pair{"kv", &a.kv}}) {
-        if (g->size() != 6 + n1) {
-          r.fail(where[key].IsDefined() ? where[key] : where, w + "." + key + ": expected " + std::to_string(6 + n1) +
-                                                              " gains (x y z roll pitch yaw, then one per joint), got " +
-                                                              std::to_string(g->size()));
-        }
-      }
-      for (std::size_t j = 0; j < a.waypoints.size(); ++j) {
-        if (!a.waypoints[j].joints.empty() && a.waypoints[j].joints.size() != n1) {
-          r.fail(where["waypoints"][j]["joints"], w + ".waypoints[" + std::to_string(j) + "].joints: expected " +
-                                                      std::to_string(n1) + " joint angles, got " + std::to_string(a.waypoints[j].joints.size()));
-        }
+    if (c.type == ControllerType::kAerial) aerial(c, where, w);
+    if (c.type == ControllerType::kCapture) capture(k, c, where, w);
+  }
+
+  void aerial(const ControllerSpec& c, const YAML::Node& where, const std::string& w) const {
+    if (m_.base_mode != BaseMode::kFlying) r_.fail(where, w + ": an aerial controller drives a flying base (base_mode: flying)");
+    if (!(s_.run.control_rate > 0)) {
+      r_.fail(where, w + ": an aerial controller runs sampled, with its motors' lag: set run.control_rate (e.g. 500 Hz)");
+    }
+    for (int b = 1; b < m_.nbodies; ++b) {
+      if (m_.joint[b].nv > 1) r_.fail(where, w + ": an aerial controller drives 1-DOF joints only");
+    }
+    const std::size_t n1 = oneDofJoints();
+    if (static_cast<int>(n1) + 6 != m_.nv) r_.fail(where, w + ": an aerial controller needs a rigid robot");
+    const ControllerSpec::Aerial& a = c.aerial;
+    for (const auto& [key, g] : {std::pair{"kp", &a.kp}, std::pair{"kv", &a.kv}}) {
+      if (g->size() != 6 + n1) {
+        r_.fail(where[key].IsDefined() ? where[key] : where, w + "." + key + ": expected " + std::to_string(6 + n1) +
+                                                             " gains (x y z roll pitch yaw, then one per joint), got " +
+                                                             std::to_string(g->size()));
       }
     }
-    if (c.type == ControllerType::kCapture) {
-      const std::string w = "controllers[" + std::to_string(k) + "]";
-      if (!s.debris.enabled) r.fail(where, w + ": a capture needs a debris (the scenario has none)");
-      for (std::size_t j = 0; j < k; ++j) {
-        if (s.controllers[j].type == ControllerType::kCapture) r.fail(where, w + ": one capture controller at most");
-      }
-      std::size_t n1 = 0;  // the 1-DOF joints the capture law drives
-      for (int b = 0; b < m.nbodies; ++b) n1 += m.joint[b].nv == 1 ? 1 : 0;
-      const ControllerSpec::Capture& cap = c.capture;
-      for (const auto& [key, g] : {std::pair{"joint_kp", &cap.joint_kp}, std::pair{"joint_kd", &cap.joint_kd}}) {
-        if (!g->empty() && g->size() != n1) {
-          r.fail(where[key], w + "." + key + ": expected " + std::to_string(n1) + " gains (one per joint of the robot), got " +
-                                 std::to_string(g->size()));
-        }
-      }
-      if (cap.joint_rolloff.size() > 1 && cap.joint_rolloff.size() != n1) {
-        r.fail(where["joint_rolloff"], w + ".joint_rolloff: expected one bandwidth, or " + std::to_string(n1) +
-                                           " (one per joint of the robot), got " + std::to_string(cap.joint_rolloff.size()));
-      }
-      if (!cap.joint_rolloff.empty() && !(s.run.control_rate > 0)) {
-        r.fail(where["joint_rolloff"], w + ".joint_rolloff: the roll-off is a filter sampled at the control rate; set "
-                                           "run.control_rate (> 0)");
-      }
-      if (cap.reaction_inverse == ReactionInverse::kAdjugate && n1 != 6) {
-        r.fail(where["reaction_inverse"], w + ".reaction_inverse: the adjugate inverts the square system [bus; hand] of a "
-                                          "6-joint arm; the robot has " + std::to_string(n1));
-      }
-      if (cap.law == CaptureLaw::kJointPd && cap.joint_kp.empty() && n1 != 6) {
-        r.fail(where, w + ": law joint_pd needs joint_kp (the default gains, thesis Table 8.2, are for 6 joints; the robot has " +
-                          std::to_string(n1) + ")");
+    for (std::size_t j = 0; j < a.waypoints.size(); ++j) {
+      if (!a.waypoints[j].joints.empty() && a.waypoints[j].joints.size() != n1) {
+        r_.fail(where["waypoints"][j]["joints"], w + ".waypoints[" + std::to_string(j) + "].joints: expected " +
+                                                     std::to_string(n1) + " joint angles, got " +
+                                                     std::to_string(a.waypoints[j].joints.size()));
       }
     }
   }
-  if (s.chaser.attitude_control && m.base_mode != BaseMode::kFloating) {
-    r.fail(doc["chaser"]["attitude_control"], "chaser.attitude_control: only a floating bus has its attitude "
-                                              "controlled this way (the robot's base is " +
-                                              std::string(baseModeName(m.base_mode)) + ")");
-  }
-  if (const auto& cam = s.sensors.camera) {
-    const YAML::Node at = doc["sensors"]["camera"];
-    if (!s.debris.enabled) r.fail(at, "sensors.camera: the camera sees the debris (the scenario has none)");
-    if (!cam->frame.empty() && m.frameId(cam->frame) < 0) {
-      std::vector<std::string> frames;
-      for (const Frame& f : m.frames) frames.push_back(f.name);
-      const std::string hint = closestMatch(cam->frame, frames);
-      r.fail(at["frame"], "sensors.camera.frame: no frame '" + cam->frame + "'" +
-                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+
+  void capture(std::size_t k, const ControllerSpec& c, const YAML::Node& where, const std::string& w) const {
+    if (!s_.debris.enabled) r_.fail(where, w + ": a capture needs a debris (the scenario has none)");
+    for (std::size_t j = 0; j < k; ++j) {
+      if (s_.controllers[j].type == ControllerType::kCapture) r_.fail(where, w + ": one capture controller at most");
+    }
+    const std::size_t n1 = oneDofJoints();
+    const ControllerSpec::Capture& cap = c.capture;
+    for (const auto& [key, g] : {std::pair{"joint_kp", &cap.joint_kp}, std::pair{"joint_kd", &cap.joint_kd}}) {
+      if (!g->empty() && g->size() != n1) {
+        r_.fail(where[key], w + "." + key + ": expected " + std::to_string(n1) + " gains (one per joint of the robot), got " +
+                                std::to_string(g->size()));
+      }
+    }
+    if (cap.joint_rolloff.size() > 1 && cap.joint_rolloff.size() != n1) {
+      r_.fail(where["joint_rolloff"], w + ".joint_rolloff: expected one bandwidth, or " + std::to_string(n1) +
+                                          " (one per joint of the robot), got " + std::to_string(cap.joint_rolloff.size()));
+    }
+    if (!cap.joint_rolloff.empty() && !(s_.run.control_rate > 0)) {
+      r_.fail(where["joint_rolloff"], w + ".joint_rolloff: the roll-off is a filter sampled at the control rate; set "
+                                          "run.control_rate (> 0)");
+    }
+    if (cap.reaction_inverse == ReactionInverse::kAdjugate && n1 != 6) {
+      r_.fail(where["reaction_inverse"], w + ".reaction_inverse: the adjugate inverts the square system [bus; hand] of a "
+                                         "6-joint arm; the robot has " + std::to_string(n1));
+    }
+    if (cap.law == CaptureLaw::kJointPd && cap.joint_kp.empty() && n1 != 6) {
+      r_.fail(where, w + ": law joint_pd needs joint_kp (the default gains, thesis Table 8.2, are for 6 joints; the robot has " +
+                         std::to_string(n1) + ")");
     }
   }
-  if (!s.run.end_effector.empty() && m.frameId(s.run.end_effector) < 0) {
-    std::vector<std::string> frames;
-    for (const Frame& f : m.frames) frames.push_back(f.name);
-    const std::string hint = closestMatch(s.run.end_effector, frames);
-    r.fail(doc["run"]["end_effector"], "run.end_effector: no frame '" + s.run.end_effector + "'" +
-                                           (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-  }
+
+  const yaml::Reader& r_;
+  const YAML::Node& doc_;
+  const Scenario& s_;
+  const Model& m_;
+  std::vector<std::string> joints_, flexible_;  // the robot's joints with coordinates, its flexible bodies
+};
+
+void checkAgainstModel(const yaml::Reader& r, const YAML::Node& doc, const Scenario& s, const Model& m) {
+  ModelCheck(r, doc, s, m).run();
 }
 
 }  // namespace

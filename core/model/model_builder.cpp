@@ -104,20 +104,53 @@ LinkSpec& ModelBuilder::link(const std::string& name) {
   throw ModelError({}, "no link '" + name + "'");
 }
 
-Model ModelBuilder::build() const {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  Model model;
-  model.name = name_;
-  model.base_mode = base_mode_;
-  model.gravity_W = gravity_W_;
-  if (!gravity_W_.allFinite()) fail({}, "gravity must be finite");
-  if (!allFinite(base_placement_)) fail({}, "base placement must be finite");
+namespace {
 
-  // Links: unique names, physical inertias.
-  if (links_.empty()) fail({}, "model '" + name_ + "' has no links");
+// A flexible link's data: either a beam or a modal appendage, of consistent sizes.
+void checkFlexibleLink(const LinkSpec& L) {
+  const FlexSpec& f = *L.flexible;
+  if (f.beam.has_value() == f.modal.has_value()) {
+    fail(L.where, "link '" + L.name + "': a flexible link is either a beam or a modal appendage");
+  }
+  if (f.modal) {
+    const ModalSpec& ms = *f.modal;
+    const Eigen::Index n = ms.participation.rows();
+    if (n < 1 || n > kMaxModes || ms.participation.cols() != 6 || ms.frequency.size() != n ||
+        ms.damping_ratio.size() != n) {
+      fail(L.where, "link '" + L.name + "': modal data need n x 6 participation, n frequencies "
+                    "and n damping ratios, 1 <= n <= " + std::to_string(kMaxModes));
+    }
+    const auto square = [n](const Eigen::MatrixXd& M) {
+      return M.size() == 0 || (M.rows() == n && M.cols() == n && M.allFinite() &&
+                               (M - M.transpose()).cwiseAbs().maxCoeff() <= 1e-9 * (1 + M.cwiseAbs().maxCoeff()));
+    };
+    if (!square(ms.modal_mass) || !square(ms.stiffness)) {
+      fail(L.where, "link '" + L.name + "': modal mass and stiffness must be symmetric n x n matrices");
+    }
+    if (ms.tip && (ms.tip->translation.rows() != 3 || ms.tip->translation.cols() != n ||
+                   ms.tip->rotation.rows() != 3 || ms.tip->rotation.cols() != n ||
+                   !ms.tip->translation.allFinite() || !ms.tip->rotation.allFinite())) {
+      fail(L.where, "link '" + L.name + "': tip shapes need 3 x n translations and rotations");
+    }
+    if (!ms.participation.allFinite() || !(ms.frequency.array() > 0).all() ||
+        !(ms.damping_ratio.array() >= 0).all()) {
+      fail(L.where, "link '" + L.name + "': modal data must be finite, frequencies > 0, "
+                    "damping ratios >= 0");
+    }
+  } else if (f.beam->modes.total() > kMaxModes) {
+    fail(L.where, "link '" + L.name + "': a flexible segment has at most " +
+                      std::to_string(kMaxModes) + " modes");
+  } else if (f.beam->damping_ratio < 0 || !f.beam->root.allFinite()) {
+    fail(L.where, "link '" + L.name + "': damping ratio must be >= 0 and root finite");
+  }
+}
+
+// Links: unique names, physical inertias. Returns the index of each name.
+std::map<std::string, int> checkLinks(const std::string& model_name, const std::vector<LinkSpec>& links) {
+  if (links.empty()) fail({}, "model '" + model_name + "' has no links");
   std::map<std::string, int> link_index;
-  for (std::size_t k = 0; k < links_.size(); ++k) {
-    const LinkSpec& L = links_[k];
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const LinkSpec& L = links[k];
     if (L.name.empty()) fail(L.where, "a link has no name");
     if (!link_index.emplace(L.name, static_cast<int>(k)).second) {
       fail(L.where, "link '" + L.name + "' is defined twice");
@@ -130,120 +163,107 @@ Model ModelBuilder::build() const {
     }
     const std::string why = checkPhysicalInertia(L.inertia.m, L.inertia.inertiaAboutCom());
     if (!why.empty()) fail(L.where, "link '" + L.name + "': " + why);
-    if (L.flexible) {
-      const FlexSpec& f = *L.flexible;
-      if (f.beam.has_value() == f.modal.has_value()) {
-        fail(L.where, "link '" + L.name + "': a flexible link is either a beam or a modal appendage");
-      }
-      if (f.modal) {
-        const ModalSpec& ms = *f.modal;
-        const Eigen::Index n = ms.participation.rows();
-        if (n < 1 || n > kMaxModes || ms.participation.cols() != 6 || ms.frequency.size() != n ||
-            ms.damping_ratio.size() != n) {
-          fail(L.where, "link '" + L.name + "': modal data need n x 6 participation, n frequencies "
-                        "and n damping ratios, 1 <= n <= " + std::to_string(kMaxModes));
-        }
-        const auto square = [n](const Eigen::MatrixXd& M) {
-          return M.size() == 0 || (M.rows() == n && M.cols() == n && M.allFinite() &&
-                                   (M - M.transpose()).cwiseAbs().maxCoeff() <= 1e-9 * (1 + M.cwiseAbs().maxCoeff()));
-        };
-        if (!square(ms.modal_mass) || !square(ms.stiffness)) {
-          fail(L.where, "link '" + L.name + "': modal mass and stiffness must be symmetric n x n matrices");
-        }
-        if (ms.tip && (ms.tip->translation.rows() != 3 || ms.tip->translation.cols() != n ||
-                       ms.tip->rotation.rows() != 3 || ms.tip->rotation.cols() != n ||
-                       !ms.tip->translation.allFinite() || !ms.tip->rotation.allFinite())) {
-          fail(L.where, "link '" + L.name + "': tip shapes need 3 x n translations and rotations");
-        }
-        if (!ms.participation.allFinite() || !(ms.frequency.array() > 0).all() ||
-            !(ms.damping_ratio.array() >= 0).all()) {
-          fail(L.where, "link '" + L.name + "': modal data must be finite, frequencies > 0, "
-                        "damping ratios >= 0");
-        }
-      } else if (f.beam->modes.total() > kMaxModes) {
-        fail(L.where, "link '" + L.name + "': a flexible segment has at most " +
-                          std::to_string(kMaxModes) + " modes");
-      } else if (f.beam->damping_ratio < 0 || !f.beam->root.allFinite()) {
-        fail(L.where, "link '" + L.name + "': damping ratio must be >= 0 and root finite");
-      }
+    if (L.flexible) checkFlexibleLink(L);
+  }
+  return link_index;
+}
+
+// The links and joints as checked: indices by name, the tree's edges, the unit axes.
+struct Tree {
+  std::map<std::string, int> link_index, joint_index;
+  std::vector<int> parent_joint;                 // per link: its parent joint (-1: the root)
+  std::vector<std::vector<int>> child_joints;    // per link: its child joints, in the order given
+  std::vector<Vector3> axis, axis2;              // per joint (normalized)
+  int root = -1;                                 // the base link
+  bool has_mimic = false;
+};
+
+// One joint's own data: origin, axes, limits (the names and the tree checked by the caller).
+void checkJoint(const JointSpec& J, Vector3& axis, Vector3& axis2) {
+  const std::string who = "joint '" + J.name + "'";
+  if (!allFinite(J.origin)) fail(J.where, who + ": origin must be finite");
+  if ((J.origin.R.transpose() * J.origin.R - Matrix3::Identity()).cwiseAbs().maxCoeff() > 1e-9 ||
+      J.origin.R.determinant() < 0) {
+    fail(J.where, who + ": origin rotation is not a rotation matrix");
+  }
+  const bool needs_axis = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
+                          J.type == JointType::kCylindrical || J.type == JointType::kUniversal ||
+                          J.type == JointType::kPlanar;
+  if (needs_axis) {
+    if (!J.axis.allFinite() || J.axis.norm() < 1e-12) fail(J.where, who + ": axis is zero");
+    axis = J.axis.normalized();
+  }
+  if (J.type == JointType::kUniversal) {
+    if (!J.axis2.allFinite() || J.axis2.norm() < 1e-12) fail(J.where, who + ": axis2 is zero");
+    axis2 = J.axis2.normalized();
+    if (std::abs(axis.dot(axis2)) > 1e-9) {
+      fail(J.where, who + ": the two axes of a universal joint must be perpendicular");
     }
   }
+  const std::size_t nv = static_cast<std::size_t>(jointNv(J.type));
+  auto check_size = [&](const std::vector<double>& values, const char* what) {
+    if (!values.empty() && values.size() != nv) {
+      fail(J.where, who + ": " + what + " needs " + std::to_string(nv) + " value(s) for a " +
+                        std::string(jointTypeName(J.type)) + " joint, got " +
+                        std::to_string(values.size()));
+    }
+    for (double x : values) {
+      if (std::isnan(x)) fail(J.where, who + ": " + what + " is NaN");
+    }
+  };
+  check_size(J.lower, "lower limit");
+  check_size(J.upper, "upper limit");
+  check_size(J.velocity, "velocity limit");
+  check_size(J.effort, "effort limit");
+  check_size(J.armature, "armature");
+  if ((!J.lower.empty() || !J.upper.empty()) &&
+      (J.type == JointType::kSpherical || J.type == JointType::kFree)) {
+    fail(J.where, who + ": position limits are not supported on a " +
+                      std::string(jointTypeName(J.type)) + " joint");
+  }
+  for (std::size_t d = 0; d < J.lower.size() && d < J.upper.size(); ++d) {
+    if (J.lower[d] > J.upper[d]) fail(J.where, who + ": lower limit is above the upper limit");
+  }
+  for (double x : J.velocity) if (x <= 0) fail(J.where, who + ": velocity limit must be > 0");
+  for (double x : J.effort) if (x <= 0) fail(J.where, who + ": effort limit must be > 0");
+  for (double x : J.armature) if (x < 0) fail(J.where, who + ": armature must be >= 0");
+}
 
-  // Joints: unique names, existing links, one parent per link, valid axes and limits.
-  std::vector<int> parent_joint(links_.size(), -1);
-  std::vector<std::vector<int>> child_joints(links_.size());
-  std::map<std::string, int> joint_names;
-  std::vector<Vector3> axis(joints_.size()), axis2(joints_.size());
-  for (std::size_t k = 0; k < joints_.size(); ++k) {
-    const JointSpec& J = joints_[k];
+// Joints: unique names, existing links, one parent per link, valid axes and limits.
+void checkJoints(const std::vector<JointSpec>& joints, Tree& tree) {
+  const std::size_t nlinks = tree.link_index.size();
+  tree.parent_joint.assign(nlinks, -1);
+  tree.child_joints.assign(nlinks, {});
+  tree.axis.resize(joints.size());
+  tree.axis2.resize(joints.size());
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    const JointSpec& J = joints[k];
     const std::string who = "joint '" + J.name + "'";
     if (J.name.empty()) fail(J.where, "a joint has no name");
-    if (!joint_names.emplace(J.name, static_cast<int>(k)).second) {
+    if (!tree.joint_index.emplace(J.name, static_cast<int>(k)).second) {
       fail(J.where, who + " is defined twice");
     }
-    auto p = link_index.find(J.parent);
-    if (p == link_index.end()) fail(J.where, who + ": parent link '" + J.parent + "' does not exist");
-    auto c = link_index.find(J.child);
-    if (c == link_index.end()) fail(J.where, who + ": child link '" + J.child + "' does not exist");
+    auto p = tree.link_index.find(J.parent);
+    if (p == tree.link_index.end()) fail(J.where, who + ": parent link '" + J.parent + "' does not exist");
+    auto c = tree.link_index.find(J.child);
+    if (c == tree.link_index.end()) fail(J.where, who + ": child link '" + J.child + "' does not exist");
     if (p->second == c->second) fail(J.where, who + ": parent and child are the same link");
-    if (parent_joint[c->second] >= 0) {
+    if (tree.parent_joint[c->second] >= 0) {
       fail(J.where, who + ": link '" + J.child + "' already has a parent joint '" +
-                        joints_[parent_joint[c->second]].name + "' (a model is a tree)");
+                        joints[tree.parent_joint[c->second]].name + "' (a model is a tree)");
     }
-    parent_joint[c->second] = static_cast<int>(k);
-    child_joints[p->second].push_back(static_cast<int>(k));
-    if (!allFinite(J.origin)) fail(J.where, who + ": origin must be finite");
-    if ((J.origin.R.transpose() * J.origin.R - Matrix3::Identity()).cwiseAbs().maxCoeff() > 1e-9 ||
-        J.origin.R.determinant() < 0) {
-      fail(J.where, who + ": origin rotation is not a rotation matrix");
-    }
-    const bool needs_axis = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
-                            J.type == JointType::kCylindrical || J.type == JointType::kUniversal ||
-                            J.type == JointType::kPlanar;
-    if (needs_axis) {
-      if (!J.axis.allFinite() || J.axis.norm() < 1e-12) fail(J.where, who + ": axis is zero");
-      axis[k] = J.axis.normalized();
-    }
-    if (J.type == JointType::kUniversal) {
-      if (!J.axis2.allFinite() || J.axis2.norm() < 1e-12) fail(J.where, who + ": axis2 is zero");
-      axis2[k] = J.axis2.normalized();
-      if (std::abs(axis[k].dot(axis2[k])) > 1e-9) {
-        fail(J.where, who + ": the two axes of a universal joint must be perpendicular");
-      }
-    }
-    const std::size_t nv = static_cast<std::size_t>(jointNv(J.type));
-    auto check_size = [&](const std::vector<double>& values, const char* what) {
-      if (!values.empty() && values.size() != nv) {
-        fail(J.where, who + ": " + what + " needs " + std::to_string(nv) + " value(s) for a " +
-                          std::string(jointTypeName(J.type)) + " joint, got " +
-                          std::to_string(values.size()));
-      }
-      for (double x : values) {
-        if (std::isnan(x)) fail(J.where, who + ": " + what + " is NaN");
-      }
-    };
-    check_size(J.lower, "lower limit");
-    check_size(J.upper, "upper limit");
-    check_size(J.velocity, "velocity limit");
-    check_size(J.effort, "effort limit");
-    check_size(J.armature, "armature");
-    if ((!J.lower.empty() || !J.upper.empty()) &&
-        (J.type == JointType::kSpherical || J.type == JointType::kFree)) {
-      fail(J.where, who + ": position limits are not supported on a " +
-                        std::string(jointTypeName(J.type)) + " joint");
-    }
-    for (std::size_t d = 0; d < J.lower.size() && d < J.upper.size(); ++d) {
-      if (J.lower[d] > J.upper[d]) fail(J.where, who + ": lower limit is above the upper limit");
-    }
-    for (double x : J.velocity) if (x <= 0) fail(J.where, who + ": velocity limit must be > 0");
-    for (double x : J.effort) if (x <= 0) fail(J.where, who + ": effort limit must be > 0");
-    for (double x : J.armature) if (x < 0) fail(J.where, who + ": armature must be >= 0");
+    tree.parent_joint[c->second] = static_cast<int>(k);
+    tree.child_joints[p->second].push_back(static_cast<int>(k));
+    checkJoint(J, tree.axis[k], tree.axis2[k]);
   }
+}
 
-  // Mimic joints: 1-DOF joints following an existing 1-DOF joint, without cycles.
+// Mimic joints: 1-DOF joints following an existing 1-DOF joint, without cycles.
+bool checkMimics(const std::vector<LinkSpec>& links, const std::vector<JointSpec>& joints,
+                 const std::map<std::string, int>& joint_index) {
   bool has_mimic = false;
   const auto one_dof = [](JointType t) { return t == JointType::kRevolute || t == JointType::kPrismatic; };
-  for (const JointSpec& J : joints_) {
+  for (const JointSpec& J : joints) {
     if (J.mimic.empty()) continue;
     has_mimic = true;
     const std::string who = "joint '" + J.name + "'";
@@ -251,99 +271,121 @@ Model ModelBuilder::build() const {
     if (!std::isfinite(J.multiplier) || !std::isfinite(J.offset)) {
       fail(J.where, who + ": the mimic's multiplier and offset must be finite");
     }
-    auto m = joint_names.find(J.mimic);
-    if (m == joint_names.end()) fail(J.where, who + " mimics joint '" + J.mimic + "', which does not exist");
-    if (!one_dof(joints_[m->second].type)) {
+    auto m = joint_index.find(J.mimic);
+    if (m == joint_index.end()) fail(J.where, who + " mimics joint '" + J.mimic + "', which does not exist");
+    if (!one_dof(joints[m->second].type)) {
       fail(J.where, who + " mimics joint '" + J.mimic + "', which is not revolute or prismatic");
     }
   }
-  for (const JointSpec& J : joints_) {
+  for (const JointSpec& J : joints) {
     if (J.mimic.empty()) continue;
     const std::string who = "joint '" + J.name + "'";
-    auto m = joint_names.find(J.mimic);
+    auto m = joint_index.find(J.mimic);
     std::string chain = J.name;
-    std::vector<char> seen(joints_.size(), 0);
-    seen[joint_names.at(J.name)] = 1;
-    for (int k = m->second;; k = joint_names.at(joints_[k].mimic)) {
-      chain += " -> " + joints_[k].name;
+    std::vector<char> seen(joints.size(), 0);
+    seen[joint_index.at(J.name)] = 1;
+    for (int k = m->second;; k = joint_index.at(joints[k].mimic)) {
+      chain += " -> " + joints[k].name;
       if (seen[k]) fail(J.where, who + ": mimic joints form a cycle (" + chain + ")");
       seen[k] = 1;
-      if (joints_[k].mimic.empty()) break;
+      if (joints[k].mimic.empty()) break;
     }
   }
   if (has_mimic) {
-    for (const LinkSpec& L : links_) {
+    for (const LinkSpec& L : links) {
       if (L.flexible) fail(L.where, "link '" + L.name + "': mimic joints and flexible links cannot be combined");
     }
   }
+  return has_mimic;
+}
 
-  // The root: the only link without a parent joint.
+// The root: the only link without a parent joint.
+int findRoot(const std::vector<LinkSpec>& links, const std::vector<JointSpec>& joints, const Tree& tree) {
   int root = -1;
-  for (std::size_t k = 0; k < links_.size(); ++k) {
-    if (parent_joint[k] >= 0) continue;
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    if (tree.parent_joint[k] >= 0) continue;
     if (root >= 0) {
-      fail(links_[k].where, "links '" + links_[root].name + "' and '" + links_[k].name +
-                                "' both have no parent joint: a model has one base");
+      fail(links[k].where, "links '" + links[root].name + "' and '" + links[k].name +
+                               "' both have no parent joint: a model has one base");
     }
     root = static_cast<int>(k);
   }
   if (root < 0) {
     // Every link has a parent: follow parents from the first link until one repeats.
-    std::vector<bool> seen(links_.size(), false);
-    int link = 0, joint = parent_joint[0];
+    std::vector<bool> seen(links.size(), false);
+    int link = 0, joint = tree.parent_joint[0];
     while (!seen[link]) {
       seen[link] = true;
-      joint = parent_joint[link];
-      link = link_index.at(joints_[joint].parent);
+      joint = tree.parent_joint[link];
+      link = tree.link_index.at(joints[joint].parent);
     }
-    fail(joints_[joint].where, "joint '" + joints_[joint].name +
-                                   "' closes a loop of joints: a model is a tree with one base");
+    fail(joints[joint].where, "joint '" + joints[joint].name +
+                                  "' closes a loop of joints: a model is a tree with one base");
   }
+  return root;
+}
 
-  // Walk the tree depth-first from the root (parents before children, children in the order
-  // their joints were given). Links on fixed joints are merged into the body of their parent.
+// Each link's body and its pose in the body's frame; each body's JointSpec (-1 for the base).
+struct Placement {
   struct LinkPlace {
     int body = -1;
     Transform X_body_link;
   };
-  std::vector<LinkPlace> place(links_.size());
-  std::vector<int> joint_of_body;  // JointSpec index of each body's joint (-1 for the base)
-  place[root] = {0, Transform::Identity()};
-  model.body_name.push_back(links_[root].name);
-  model.parent.push_back(-1);
-  joint_of_body.push_back(-1);
-  {
-    Joint base;
-    base.name = "base";
-    base.type = base_mode_ == BaseMode::kFixed ? JointType::kFixed : JointType::kFree;
-    model.joint.push_back(base);
-    model.X_parent_joint.push_back(base_mode_ == BaseMode::kFixed ? base_placement_
-                                                                   : Transform::Identity());
-    model.at_tip.push_back(0);
-    model.X_tip_joint.push_back(Transform::Identity());
+  std::vector<LinkPlace> place;
+  std::vector<int> joint_of_body;
+};
+
+// A child at the tip of a flexible segment follows the deformed tip: whether the joint J on
+// parent_link is there, and the tip's position in the link frame.
+bool atFlexibleTip(const LinkSpec& parent_link, const JointSpec& J, Vector3& p_tip) {
+  p_tip = Vector3::Zero();
+  if (parent_link.flexible && parent_link.flexible->beam) {
+    const BeamSpec& bs = *parent_link.flexible->beam;
+    p_tip = bs.root + bs.properties.length * Vector3::UnitX();
+  } else if (parent_link.flexible && parent_link.flexible->modal && parent_link.flexible->modal->tip) {
+    p_tip = parent_link.flexible->modal->tip->position;
+  } else {
+    return false;
   }
-  std::vector<int> stack(child_joints[root].rbegin(), child_joints[root].rend());
+  return (J.origin.p - p_tip).norm() < 1e-9 * std::max(1.0, p_tip.norm());
+}
+
+// The base body (its joint fixed at the base placement, or free).
+void addBaseBody(const std::string& root_name, BaseMode base_mode, const Transform& base_placement, Model& model) {
+  model.body_name.push_back(root_name);
+  model.parent.push_back(-1);
+  Joint base;
+  base.name = "base";
+  base.type = base_mode == BaseMode::kFixed ? JointType::kFixed : JointType::kFree;
+  model.joint.push_back(base);
+  model.X_parent_joint.push_back(base_mode == BaseMode::kFixed ? base_placement : Transform::Identity());
+  model.at_tip.push_back(0);
+  model.X_tip_joint.push_back(Transform::Identity());
+}
+
+// The bodies: walk the tree depth-first from the root (parents before children, children in the
+// order their joints were given). Links on fixed joints are merged into the body of their parent;
+// a child at the tip of a flexible segment gets a body of its own even on a fixed joint, as does
+// every flexible link.
+Placement placeBodies(const std::vector<LinkSpec>& links, const std::vector<JointSpec>& joints, const Tree& tree,
+                      BaseMode base_mode, const Transform& base_placement, Model& model) {
+  Placement out;
+  std::vector<Placement::LinkPlace>& place = out.place;
+  place.resize(links.size());
+  place[tree.root] = {0, Transform::Identity()};
+  addBaseBody(links[tree.root].name, base_mode, base_placement, model);
+  out.joint_of_body.push_back(-1);
+  std::vector<int> stack(tree.child_joints[tree.root].rbegin(), tree.child_joints[tree.root].rend());
   int visited = 1;
   while (!stack.empty()) {
     const int k = stack.back();
     stack.pop_back();
-    const JointSpec& J = joints_[k];
-    const int pl = link_index.at(J.parent), cl = link_index.at(J.child);
-    const LinkPlace& pp = place[pl];
-    // A child at the tip of a flexible segment follows the deformed tip: it gets a body of its
-    // own even on a fixed joint, as does every flexible link.
-    const LinkSpec& parent_link = links_[pl];
-    bool at_tip = false;
-    Vector3 p_tip = Vector3::Zero();
-    if (parent_link.flexible && parent_link.flexible->beam) {
-      const BeamSpec& bs = *parent_link.flexible->beam;
-      p_tip = bs.root + bs.properties.length * Vector3::UnitX();
-      at_tip = (J.origin.p - p_tip).norm() < 1e-9 * std::max(1.0, p_tip.norm());
-    } else if (parent_link.flexible && parent_link.flexible->modal && parent_link.flexible->modal->tip) {
-      p_tip = parent_link.flexible->modal->tip->position;
-      at_tip = (J.origin.p - p_tip).norm() < 1e-9 * std::max(1.0, p_tip.norm());
-    }
-    if (J.type == JointType::kFixed && !at_tip && !links_[cl].flexible) {
+    const JointSpec& J = joints[k];
+    const int pl = tree.link_index.at(J.parent), cl = tree.link_index.at(J.child);
+    const Placement::LinkPlace& pp = place[pl];
+    Vector3 p_tip;
+    const bool at_tip = atFlexibleTip(links[pl], J, p_tip);
+    if (J.type == JointType::kFixed && !at_tip && !links[cl].flexible) {
       place[cl] = {pp.body, pp.X_body_link * J.origin};
     } else {
       // Revolute, prismatic, cylindrical and planar joints get a body frame whose z axis is the
@@ -352,17 +394,17 @@ Model ModelBuilder::build() const {
       // the joint frame's R_a x and R_a y). The link keeps its own frame, placed in the body by R_aᵀ.
       const bool align = J.type == JointType::kRevolute || J.type == JointType::kPrismatic ||
                          J.type == JointType::kCylindrical || J.type == JointType::kPlanar;
-      const Matrix3 Ra = align ? rotationFromZ(axis[k]) : Matrix3::Identity();
+      const Matrix3 Ra = align ? rotationFromZ(tree.axis[k]) : Matrix3::Identity();
       const int b = static_cast<int>(model.parent.size());
       place[cl] = {b, Transform{Ra.transpose(), Vector3::Zero()}};
       model.parent.push_back(pp.body);
       model.body_name.push_back(J.child);
-      joint_of_body.push_back(k);
+      out.joint_of_body.push_back(k);
       Joint joint;
       joint.type = J.type;
       joint.name = J.name;
-      joint.axis = align ? Vector3::UnitZ() : axis[k];
-      if (J.type == JointType::kUniversal) joint.axis2 = axis2[k];
+      joint.axis = align ? Vector3::UnitZ() : tree.axis[k];
+      if (J.type == JointType::kUniversal) joint.axis2 = tree.axis2[k];
       model.joint.push_back(joint);
       model.X_parent_joint.push_back(pp.X_body_link * J.origin * Transform{Ra, Vector3::Zero()});
       model.at_tip.push_back(at_tip ? 1 : 0);
@@ -371,101 +413,122 @@ Model ModelBuilder::build() const {
                                          : Transform::Identity());
     }
     ++visited;
-    for (auto it = child_joints[cl].rbegin(); it != child_joints[cl].rend(); ++it) {
+    for (auto it = tree.child_joints[cl].rbegin(); it != tree.child_joints[cl].rend(); ++it) {
       stack.push_back(*it);
     }
   }
-  if (visited != static_cast<int>(links_.size())) {
-    for (std::size_t k = 0; k < links_.size(); ++k) {
+  if (visited != static_cast<int>(links.size())) {
+    for (std::size_t k = 0; k < links.size(); ++k) {
       if (place[k].body < 0) {
-        fail(links_[k].where, "link '" + links_[k].name +
-                                  "' is not connected to the base: its joints form a loop");
+        fail(links[k].where, "link '" + links[k].name +
+                                 "' is not connected to the base: its joints form a loop");
       }
     }
   }
-
   model.nbodies = static_cast<int>(model.parent.size());
   model.children.assign(model.nbodies, {});
   for (int i = 1; i < model.nbodies; ++i) model.children[model.parent[i]].push_back(i);
+  return out;
+}
 
-  // Inertias: merge every link into its body.
+// Inertias: merge every link into its body; its frame and shapes placed in the body.
+void mergeLinks(const std::vector<LinkSpec>& links, const Placement& placement, Model& model) {
   model.inertia.assign(model.nbodies, Inertia{});
-  for (std::size_t k = 0; k < links_.size(); ++k) {
-    model.inertia[place[k].body] += links_[k].inertia.toParent(place[k].X_body_link);
-    model.frames.push_back({links_[k].name, place[k].body, place[k].X_body_link});
-    for (auto [from, to] : {std::pair{&links_[k].visual, &model.visual},
-                            std::pair{&links_[k].collision, &model.collision}}) {
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const Placement::LinkPlace& pk = placement.place[k];
+    model.inertia[pk.body] += links[k].inertia.toParent(pk.X_body_link);
+    model.frames.push_back({links[k].name, pk.body, pk.X_body_link});
+    for (auto [from, to] : {std::pair{&links[k].visual, &model.visual},
+                            std::pair{&links[k].collision, &model.collision}}) {
       for (Geometry g : *from) {
-        g.link = links_[k].name;
-        g.body = place[k].body;
-        g.origin = place[k].X_body_link * g.origin;
+        g.link = links[k].name;
+        g.body = pk.body;
+        g.origin = pk.X_body_link * g.origin;
         to->push_back(std::move(g));
       }
     }
   }
   for (const Inertia& I : model.inertia) model.inertia_matrix.push_back(I.matrix());
+}
 
-  // Flexible bodies: their modes, from the physical data and the loads at their tips.
-  model.flex.assign(model.nbodies, FlexibleBody{});
-  {
-    std::vector<Inertia> Ic0 = model.inertia;  // composite bodies at the neutral configuration
-    for (int i = model.nbodies - 1; i > 0; --i) {
-      Ic0[model.parent[i]] += Ic0[i].toParent(model.X_parent_joint[i]);
+// The composite bodies' inertias at the neutral configuration (each body with its subtree).
+std::vector<Inertia> compositeInertias(const Model& model) {
+  std::vector<Inertia> Ic = model.inertia;
+  for (int i = model.nbodies - 1; i > 0; --i) {
+    Ic[model.parent[i]] += Ic[i].toParent(model.X_parent_joint[i]);
+  }
+  return Ic;
+}
+
+// A flexible link's modes, from its physical data and (a beam without a given tip load) the
+// bodies at its tip (Ic0: the composite inertias at the neutral configuration).
+FlexibleBody flexibleBody(const LinkSpec& L, int b, const Matrix3& R_BL, const std::vector<Inertia>& Ic0,
+                          const Model& model) {
+  if (L.flexible->modal) {
+    const ModalSpec& ms = *L.flexible->modal;
+    FlexibleBody fb = modalFlexibleBody(ms.participation, ms.frequency, ms.damping_ratio, R_BL,
+                                        ms.modal_mass, ms.stiffness);
+    if (ms.tip) {
+      fb.has_tip = true;
+      fb.p_tip = ms.tip->position;
+      fb.Phi_e = ms.tip->translation;
+      fb.Delta_e = ms.tip->rotation;
     }
-    for (std::size_t k = 0; k < links_.size(); ++k) {
-      const LinkSpec& L = links_[k];
-      if (!L.flexible) continue;
-      const int b = place[k].body;
-      const Matrix3 R_BL = place[k].X_body_link.R;
-      FlexibleBody& fb = model.flex[b];
-      try {
-        if (L.flexible->modal) {
-          const ModalSpec& ms = *L.flexible->modal;
-          fb = modalFlexibleBody(ms.participation, ms.frequency, ms.damping_ratio, R_BL,
-                                 ms.modal_mass, ms.stiffness);
-          if (ms.tip) {
-            fb.has_tip = true;
-            fb.p_tip = ms.tip->position;
-            fb.Phi_e = ms.tip->translation;
-            fb.Delta_e = ms.tip->rotation;
-          }
-        } else {
-          const BeamSpec& bs = *L.flexible->beam;
-          TipLoad load;
-          if (bs.tip_load) {
-            load = *bs.tip_load;
-          } else {
-            Inertia outboard;  // about the tip, link axes
-            for (int c : model.children[b]) {
-              if (model.at_tip[c]) outboard += Ic0[c].toParent(model.X_tip_joint[c]);
-            }
-            load = {outboard.m, outboard.I(0, 0), outboard.I(1, 1), outboard.I(2, 2)};
-          }
-          const SegmentModes sm = computeSegmentModes(bs.properties, load, bs.modes);
-          if (!bs.rotary_inertia && bs.modes.torsion > 0) {
-            fail(L.where, "link '" + L.name + "': torsion modes need the sections' rotary inertia");
-          }
-          fb = beamFlexibleBody(sm, bs.properties, bs.root, R_BL, bs.damping_ratio,
-                                bs.rotary_inertia, bs.segment_modal_mass);
-        }
-      } catch (const std::exception& e) {
-        fail(L.where, "link '" + L.name + "': " + e.what());
-      }
-      fb.model = flex_model_ ? *flex_model_ : L.flexible->model;
-      // M_f^(0) = [M_r M_td; M_tdᵀ M_dd] must be positive semi-definite: the link's rigid inertia has to
-      // hold at least the beam's own (or the appendage's participating) inertia.
-      Eigen::MatrixXd M0(6 + fb.nf, 6 + fb.nf);
-      M0 << L.inertia.toParent(place[k].X_body_link).matrix(), fb.M_td, fb.M_td.transpose(), fb.M_dd;
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
-      if (!(eig.eigenvalues().minCoeff() > -1e-9 * std::max(1.0, eig.eigenvalues().maxCoeff()))) {
-        fail(L.where, "link '" + L.name + "': its mass and inertia are smaller than those of its "
-                      "flexible part (the extended mass matrix M_f is not positive semi-definite); give "
-                      "the link at least the beam's mass ρ S l and inertia");
-      }
+    return fb;
+  }
+  const BeamSpec& bs = *L.flexible->beam;
+  TipLoad load;
+  if (bs.tip_load) {
+    load = *bs.tip_load;
+  } else {
+    Inertia outboard;  // about the tip, link axes
+    for (int c : model.children[b]) {
+      if (model.at_tip[c]) outboard += Ic0[c].toParent(model.X_tip_joint[c]);
+    }
+    load = {outboard.m, outboard.I(0, 0), outboard.I(1, 1), outboard.I(2, 2)};
+  }
+  const SegmentModes sm = computeSegmentModes(bs.properties, load, bs.modes);
+  if (!bs.rotary_inertia && bs.modes.torsion > 0) {
+    fail(L.where, "link '" + L.name + "': torsion modes need the sections' rotary inertia");
+  }
+  return beamFlexibleBody(sm, bs.properties, bs.root, R_BL, bs.damping_ratio, bs.rotary_inertia,
+                          bs.segment_modal_mass);
+}
+
+// Flexible bodies: their modes, and a check that each link's rigid inertia holds its flexible part's.
+void addFlexibleBodies(const std::vector<LinkSpec>& links, const Placement& placement,
+                       const std::optional<FlexModel>& flex_model, Model& model) {
+  model.flex.assign(model.nbodies, FlexibleBody{});
+  const std::vector<Inertia> Ic0 = compositeInertias(model);
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const LinkSpec& L = links[k];
+    if (!L.flexible) continue;
+    const int b = placement.place[k].body;
+    FlexibleBody& fb = model.flex[b];
+    try {
+      fb = flexibleBody(L, b, placement.place[k].X_body_link.R, Ic0, model);
+    } catch (const ModelError&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(L.where, "link '" + L.name + "': " + e.what());
+    }
+    fb.model = flex_model ? *flex_model : L.flexible->model;
+    // M_f^(0) = [M_r M_td; M_tdᵀ M_dd] must be positive semi-definite: the link's rigid inertia has to
+    // hold at least the beam's own (or the appendage's participating) inertia.
+    Eigen::MatrixXd M0(6 + fb.nf, 6 + fb.nf);
+    M0 << L.inertia.toParent(placement.place[k].X_body_link).matrix(), fb.M_td, fb.M_td.transpose(), fb.M_dd;
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M0, Eigen::EigenvaluesOnly);
+    if (!(eig.eigenvalues().minCoeff() > -1e-9 * std::max(1.0, eig.eigenvalues().maxCoeff()))) {
+      fail(L.where, "link '" + L.name + "': its mass and inertia are smaller than those of its "
+                    "flexible part (the extended mass matrix M_f is not positive semi-definite); give "
+                    "the link at least the beam's mass ρ S l and inertia");
     }
   }
+}
 
-  // Coordinates (each body: its joint's, then its modes'), limits and armature.
+// Coordinates (each body: its joint's, then its modes'), limits and armature.
+void assignCoordinates(const std::vector<JointSpec>& joints, const std::vector<int>& joint_of_body, Model& model) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   int nq = 0, nv = 0;
   for (int i = 0; i < model.nbodies; ++i) {
     Joint& j = model.joint[i];
@@ -495,7 +558,7 @@ Model ModelBuilder::build() const {
     for (int d = 0; d < j.nv; ++d) model.v_body[j.idx_v + d] = i;
     for (int d = 0; d < model.flex[i].nf; ++d) model.v_body[model.flex[i].idx_v + d] = i;
     if (joint_of_body[i] < 0) continue;
-    const JointSpec& J = joints_[joint_of_body[i]];
+    const JointSpec& J = joints[joint_of_body[i]];
     for (int d = 0; d < j.nv; ++d) {
       if (!J.velocity.empty()) model.velocity_limit[j.idx_v + d] = J.velocity[d];
       if (!J.effort.empty()) model.effort_limit[j.idx_v + d] = J.effort[d];
@@ -506,14 +569,14 @@ Model ModelBuilder::build() const {
       }
     }
   }
+}
 
-  // A non-singular mass matrix: at the neutral configuration every joint must move some inertia
-  // (the diagonal of the composite-rigid-body mass matrix), and a free base needs a mass and a
-  // positive-definite rotational inertia of the whole system.
-  std::vector<Inertia> Ic = model.inertia;
-  for (int i = model.nbodies - 1; i > 0; --i) {
-    Ic[model.parent[i]] += Ic[i].toParent(model.X_parent_joint[i]);
-  }
+// A non-singular mass matrix: at the neutral configuration every joint must move some inertia
+// (the diagonal of the composite-rigid-body mass matrix), and a free base needs a mass and a
+// positive-definite rotational inertia of the whole system.
+void checkMassMatrix(const Model& model, const LinkSpec& root, const std::vector<JointSpec>& joints,
+                     const std::vector<int>& joint_of_body) {
+  const std::vector<Inertia> Ic = compositeInertias(model);
   const double mass_scale = std::max(1e-9, model.totalMass());
   for (int i = 0; i < model.nbodies; ++i) {
     const Joint& j = model.joint[i];
@@ -526,8 +589,8 @@ Model ModelBuilder::build() const {
     if (i == 0) {
       Eigen::SelfAdjointEigenSolver<Matrix6> eig(Ic[0].matrix(), Eigen::EigenvaluesOnly);
       if (!(eig.eigenvalues().minCoeff() > 1e-12 * mass_scale)) {
-        fail(links_[root].where, "the free base and its bodies have no mass or no rotational "
-                                 "inertia: the mass matrix would be singular");
+        fail(root.where, "the free base and its bodies have no mass or no rotational "
+                         "inertia: the mass matrix would be singular");
       }
       continue;
     }
@@ -535,24 +598,54 @@ Model ModelBuilder::build() const {
     for (int d = 0; d < j.nv; ++d) {
       const double Hdd = S.col(d).dot(M * S.col(d)) + model.armature[j.idx_v + d];
       if (!(Hdd > 1e-12 * mass_scale)) {
-        const JointSpec& J = joints_[joint_of_body[i]];
+        const JointSpec& J = joints[joint_of_body[i]];
         fail(J.where, "joint '" + J.name + "' moves no mass or inertia along its axis: the mass "
                       "matrix would be singular (give the bodies it carries a mass and inertia)");
       }
     }
   }
-  if (!has_mimic) return model;
+}
 
-  // Mimic joints: the model built so far has a coordinate for every joint and becomes `full`; the
-  // model returned keeps the coordinates of the other joints. Chains of mimics are followed to the
-  // joint they end at (composedMimic).
-  std::vector<int> body_of_joint(joints_.size(), -1);
+// Body i's coordinates in the model without the mimics' (reduced, its joints' indices set): its
+// limits and armature, and where each of the full model's coordinates comes from.
+void reduceBody(const Model& model, int i, Model& reduced) {
+  const Joint& j = reduced.joint[i];
+  const Joint& jf = model.joint[i];
+  for (int d = 0; d < j.nq; ++d) {
+    reduced.lower_position_limit[j.idx_q + d] = model.lower_position_limit[jf.idx_q + d];
+    reduced.upper_position_limit[j.idx_q + d] = model.upper_position_limit[jf.idx_q + d];
+  }
+  for (int d = 0; d < j.nv; ++d) {
+    reduced.velocity_limit[j.idx_v + d] = model.velocity_limit[jf.idx_v + d];
+    reduced.effort_limit[j.idx_v + d] = model.effort_limit[jf.idx_v + d];
+    reduced.armature[j.idx_v + d] = model.armature[jf.idx_v + d];
+    reduced.v_body[j.idx_v + d] = i;
+  }
+  const Joint& source = isMimic(j) ? reduced.joint[j.mimic_body] : j;
+  const double gain = isMimic(j) ? j.mimic_multiplier : 1.0;
+  for (int d = 0; d < jf.nq; ++d) {
+    reduced.mimic_q_source[jf.idx_q + d] = source.idx_q + d;
+    reduced.mimic_q_gain[jf.idx_q + d] = gain;
+    reduced.mimic_q_offset[jf.idx_q + d] = isMimic(j) ? j.mimic_offset : 0.0;
+  }
+  for (int d = 0; d < jf.nv; ++d) {
+    reduced.mimic_v_source[jf.idx_v + d] = source.idx_v + d;
+    reduced.mimic_v_gain[jf.idx_v + d] = gain;
+  }
+}
+
+// Mimic joints: the model built so far has a coordinate for every joint and becomes `full`; the
+// model returned keeps the coordinates of the other joints. Chains of mimics are followed to the
+// joint they end at (composedMimic).
+Model withMimics(Model model, const std::vector<JointSpec>& joints, const std::map<std::string, int>& joint_index,
+                 const std::vector<int>& joint_of_body) {
+  std::vector<int> body_of_joint(joints.size(), -1);
   for (int i = 1; i < model.nbodies; ++i) body_of_joint[joint_of_body[i]] = i;
   Model reduced = model;
   for (int i = 1; i < model.nbodies; ++i) {
-    const JointSpec& J = joints_[joint_of_body[i]];
+    const JointSpec& J = joints[joint_of_body[i]];
     if (J.mimic.empty()) continue;
-    const auto [k, gain, offset] = composedMimic(joints_, joint_names, J);
+    const auto [k, gain, offset] = composedMimic(joints, joint_index, J);
     Joint& j = reduced.joint[i];
     j.mimic_body = body_of_joint[k];
     j.mimic_multiplier = gain;
@@ -565,7 +658,7 @@ Model ModelBuilder::build() const {
   reduced.mimic_q_gain = Eigen::VectorXd::Ones(nq_full);
   reduced.mimic_q_offset = Eigen::VectorXd::Zero(nq_full);
   reduced.mimic_v_gain = Eigen::VectorXd::Ones(nv_full);
-  nq = nv = 0;
+  int nq = 0, nv = 0;
   for (int i = 0; i < model.nbodies; ++i) {
     Joint& j = reduced.joint[i];
     j.idx_q = nq;
@@ -581,31 +674,7 @@ Model ModelBuilder::build() const {
   reduced.effort_limit.resize(nv);
   reduced.armature.resize(nv);
   reduced.v_body.resize(nv);
-  for (int i = 0; i < model.nbodies; ++i) {
-    const Joint& j = reduced.joint[i];
-    const Joint& jf = model.joint[i];
-    for (int d = 0; d < j.nq; ++d) {
-      reduced.lower_position_limit[j.idx_q + d] = model.lower_position_limit[jf.idx_q + d];
-      reduced.upper_position_limit[j.idx_q + d] = model.upper_position_limit[jf.idx_q + d];
-    }
-    for (int d = 0; d < j.nv; ++d) {
-      reduced.velocity_limit[j.idx_v + d] = model.velocity_limit[jf.idx_v + d];
-      reduced.effort_limit[j.idx_v + d] = model.effort_limit[jf.idx_v + d];
-      reduced.armature[j.idx_v + d] = model.armature[jf.idx_v + d];
-      reduced.v_body[j.idx_v + d] = i;
-    }
-    const Joint& source = isMimic(j) ? reduced.joint[j.mimic_body] : j;
-    const double gain = isMimic(j) ? j.mimic_multiplier : 1.0;
-    for (int d = 0; d < jf.nq; ++d) {
-      reduced.mimic_q_source[jf.idx_q + d] = source.idx_q + d;
-      reduced.mimic_q_gain[jf.idx_q + d] = gain;
-      reduced.mimic_q_offset[jf.idx_q + d] = isMimic(j) ? j.mimic_offset : 0.0;
-    }
-    for (int d = 0; d < jf.nv; ++d) {
-      reduced.mimic_v_source[jf.idx_v + d] = source.idx_v + d;
-      reduced.mimic_v_gain[jf.idx_v + d] = gain;
-    }
-  }
+  for (int i = 0; i < model.nbodies; ++i) reduceBody(model, i, reduced);
   // A mimic's rotor turns multiplier times as fast as the driving joint's: its armature adds
   // multiplier² to the driving joint's.
   for (int i = 1; i < model.nbodies; ++i) {
@@ -617,6 +686,29 @@ Model ModelBuilder::build() const {
   }
   reduced.full = std::make_shared<const Model>(std::move(model));
   return reduced;
+}
+
+}  // namespace
+
+Model ModelBuilder::build() const {
+  Model model;
+  model.name = name_;
+  model.base_mode = base_mode_;
+  model.gravity_W = gravity_W_;
+  if (!gravity_W_.allFinite()) fail({}, "gravity must be finite");
+  if (!allFinite(base_placement_)) fail({}, "base placement must be finite");
+  Tree tree;
+  tree.link_index = checkLinks(name_, links_);
+  checkJoints(joints_, tree);
+  tree.has_mimic = checkMimics(links_, joints_, tree.joint_index);
+  tree.root = findRoot(links_, joints_, tree);
+  const Placement placement = placeBodies(links_, joints_, tree, base_mode_, base_placement_, model);
+  mergeLinks(links_, placement, model);
+  addFlexibleBodies(links_, placement, flex_model_, model);
+  assignCoordinates(joints_, placement.joint_of_body, model);
+  checkMassMatrix(model, links_[tree.root], joints_, placement.joint_of_body);
+  if (!tree.has_mimic) return model;
+  return withMimics(std::move(model), joints_, tree.joint_index, placement.joint_of_body);
 }
 
 std::vector<ModelError> ModelBuilder::mimicLimitConflicts() const {

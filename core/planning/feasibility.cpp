@@ -15,6 +15,7 @@
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/geometry/collision.hpp"
 #include "core/math/rotation.hpp"
+#include "core/planning/riding_bound.hpp"
 
 namespace grapple::core {
 
@@ -344,9 +345,16 @@ std::string CaptureWindow::reason() const {
                   check.margin) +
            check.limiting + format("; %.0f candidates over %.0f s)", candidates, span);
   }
-  return format("no feasible capture window in the %.0f s searched (%.0f candidates); the best, from t = %.2f s, "
-                "is limited by ", span, candidates, best_start) +
-         check.reason();
+  const std::string searched = format("no feasible capture window in the %.0f s searched (%.0f candidates); the best, from "
+                                      "t = %.2f s, is limited by ", span, candidates, best_start) + check.reason();
+  if (riding.excludes()) {
+    return (std::isfinite(riding.torque) ? "no plan can meet the bus torque limit: " : "no plan can ride the grasp point: ") +
+           riding.describe() + "; " + searched;
+  }
+  if (riding.computed) {
+    return "the planner found no feasible plan: " + searched + "; the limit leaves room: " + riding.describe();
+  }
+  return searched;
 }
 
 double windowSearchSpan(double horizon, double periods, double rate) {
@@ -436,6 +444,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     }
   }
   if (!w.found && std::isnan(w.best_start)) w.best_start = now;
+  if (!w.found && std::isfinite(options.bus_torque_limit) && options.hold_bus) {
+    w.riding = ridingBusTorqueBound(m, d, options, planner.align, debris, debris_now, q, v, ee_frame, w.span);
+  }
   return w;
 }
 

@@ -125,6 +125,26 @@ class DebrisClearanceMonitor {
   std::vector<ConvexShape> obstacles_;
 };
 
+// The least bus torque any plan must ask while its hand rides the grasp point through the hold,
+// over the meetings in a span (planning/riding_bound.hpp).
+struct RidingBound {
+  bool computed = false;   // false: not computed, or the arm's redundancy leaves the bus reaction free
+  double torque = 0;       // [N m] per axis: no plan riding the grasp point asks less of the bus
+  double meeting = NAN;    // [s] after now: the start of the hold that gives it
+  double span = 0;         // [s] meetings searched from now
+  double hold = 0;         // [s]
+  double limit = INFINITY; // [N m] the bus' torque limit (FeasibilityOptions::bus_torque_limit)
+  bool align = false;
+  // Instants sampled: ridden; proven out of reach; whose pose was not found (excluded as well).
+  int samples = 0, ridden = 0, out_of_reach = 0, uncertified = 0;
+  // The limit is out of reach of every plan that rides the grasp point (torque +inf: the grasp
+  // point itself is, at some instant of every hold).
+  bool excludes() const { return computed && torque > limit; }
+  // "riding the grasp point through the 1 s hold, aligned with the grasp axis, asks the bus at
+  // least 5.31 N m at every meeting in the 183 s after now (limit 5.00 N m)"
+  std::string describe() const;
+};
+
 struct CaptureWindow {
   bool found = false;
   double start = NAN;       // [s] plan start (absolute)
@@ -136,6 +156,9 @@ struct CaptureWindow {
                             //   whose prediction went furthest before its first violation)
   int candidates = 0;
   double span = 0;          // [s] searched after now
+  // When none is feasible and the bus' torque is limited: the bound on the bus torque riding the
+  // grasp point asks, which tells a limit no plan can meet from one the search did not.
+  RidingBound riding;
   std::string reason() const;  // one sentence: the window, or why there is none
 };
 

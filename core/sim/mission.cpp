@@ -4,18 +4,27 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/sim/channels.hpp"
+
 namespace grapple::core {
 
 namespace {
 
 // Largest absolute deviation of a channel from its first value (0 if the channel is absent).
-double maxDrift(const Recorder& r, const char* name) {
+double maxDrift(const Recorder& r, std::string_view name) {
   const int c = r.find(name);
   if (c < 0 || r.rows() == 0) return 0;
   double m = 0;
   for (double x : r.column(c)) m = std::max(m, std::abs(x - r.column(c)[0]));
   return m;
 }
+
+// The norm of the largest drifts of three channels (a vector's components).
+double maxDrift3(const Recorder& r, const channel::Xyz& names) {
+  return std::hypot(maxDrift(r, names[0]), maxDrift(r, names[1]), maxDrift(r, names[2]));
+}
+
+double lastOf(const Recorder& r, std::string_view name) { return r.column(r.find(name)).back(); }
 
 double maxAbs(const Recorder& r, std::string_view name) {
   const int c = r.find(name);
@@ -38,8 +47,8 @@ double rmsOf(const std::vector<double>& x, std::size_t from = 0, std::size_t to 
 }
 
 // RMS and peak of the norm of three channels (a force or torque vector).
-std::pair<double, double> vectorRmsPeak(const Recorder& r, const char* x, const char* y, const char* z) {
-  const int a = r.find(x), b = r.find(y), c = r.find(z);
+std::pair<double, double> vectorRmsPeak(const Recorder& r, const channel::Xyz& names) {
+  const int a = r.find(names[0]), b = r.find(names[1]), c = r.find(names[2]);
   if (a < 0 || b < 0 || c < 0 || r.rows() == 0) return {0.0, 0.0};
   double sum = 0, peak = 0;
   for (int k = 0; k < r.rows(); ++k) {
@@ -59,7 +68,7 @@ const SimulationEvent* lastEvent(const std::vector<SimulationEvent>& events, std
 }
 
 // One requirement checked on a channel over rows [from, to): |value| <= limit.
-RequirementCheck check(const Recorder& r, const char* channel, std::size_t from, std::size_t to, const char* name,
+RequirementCheck check(const Recorder& r, std::string_view channel, std::size_t from, std::size_t to, const char* name,
                        const char* unit, const char* description, double limit) {
   RequirementCheck c{name, unit, description, limit};
   const int col = r.find(channel);
@@ -141,30 +150,29 @@ std::vector<MetricValue> metricValues(const MissionMetrics& m) {
   return v;
 }
 
-MissionMetrics missionMetrics(const Simulation& sim) {
+namespace {
+
+// The metrics of every run: the balances' errors, the drifts, the torques, saturation and fuel.
+void runMetrics(const Simulation& sim, MissionMetrics& m) {
   const Recorder& r = sim.recorder();
-  MissionMetrics m;
-  m.energy_error = maxAbs(r, "energy.error");
-  m.energy_scale = std::max({maxAbs(r, "energy.total"), maxAbs(r, "energy.input_work"), maxAbs(r, "energy.external_work")});
-  m.momentum_p = std::hypot(maxDrift(r, "momentum.px"), maxDrift(r, "momentum.py"), maxDrift(r, "momentum.pz"));
-  m.momentum_L = std::hypot(maxDrift(r, "momentum.Lx"), maxDrift(r, "momentum.Ly"), maxDrift(r, "momentum.Lz"));
-  m.base_position = maxAbs(r, "base.position_error");
-  m.base_attitude = maxAbs(r, "base.attitude_error");
+  m.energy_error = maxAbs(r, channel::kEnergyError);
+  m.energy_scale = std::max({maxAbs(r, channel::kEnergyTotal), maxAbs(r, channel::kEnergyInputWork), maxAbs(r, channel::kEnergyExternalWork)});
+  m.momentum_p = maxDrift3(r, channel::kLinearMomentum);
+  m.momentum_L = maxDrift3(r, channel::kAngularMomentum);
+  m.base_position = maxAbs(r, channel::kBasePositionError);
+  m.base_attitude = maxAbs(r, channel::kBaseAttitudeError);
   for (int c = 0; c < r.channels(); ++c) {
     const std::string& n = r.info(c).name;
-    if (n.rfind("joint.", 0) != 0) continue;
-    if (n.size() > 6 && n.compare(n.size() - 6, 6, ".error") == 0) m.tracking = std::max(m.tracking, maxAbs(r, n));
-    if (n.size() > 7 && n.compare(n.size() - 7, 7, ".torque") == 0) {
-      m.joint_torque_peak = std::max(m.joint_torque_peak, maxAbs(r, n));
-    }
+    if (channel::isJoint(n, channel::kError)) m.tracking = std::max(m.tracking, maxAbs(r, n));
+    if (channel::isJoint(n, channel::kTorque)) m.joint_torque_peak = std::max(m.joint_torque_peak, maxAbs(r, n));
   }
-  if (const int c = r.find("distance.ee_target"); c >= 0) {
+  if (const int c = r.find(channel::kHandTargetDistance); c >= 0) {
     m.min_distance = INFINITY;
     for (double x : r.column(c)) m.min_distance = std::min(m.min_distance, x);
   }
-  for (const char* c : {"base.tx", "base.ty", "base.tz"}) m.base_torque_peak = std::max(m.base_torque_peak, maxAbs(r, c));
-  m.base_torque_rms = vectorRmsPeak(r, "base.tx", "base.ty", "base.tz").first;
-  std::tie(m.base_force_rms, m.base_force_peak) = vectorRmsPeak(r, "base.fx", "base.fy", "base.fz");
+  for (channel::Name c : channel::kBaseTorque) m.base_torque_peak = std::max(m.base_torque_peak, maxAbs(r, c));
+  m.base_torque_rms = vectorRmsPeak(r, channel::kBaseTorque).first;
+  std::tie(m.base_force_rms, m.base_force_peak) = vectorRmsPeak(r, channel::kBaseForce);
   // Joint torques: the largest RMS; saturation: rows where a joint sits at its effort limit or a
   // bus torque at the attitude control's limit, times the recording interval.
   const Model& model = sim.model();
@@ -172,13 +180,13 @@ MissionMetrics missionMetrics(const Simulation& sim) {
   for (int b = 1; b < model.nbodies; ++b) {
     const Joint& j = model.joint[b];
     if (j.nv != 1) continue;
-    const int c = r.find("joint." + j.name + ".torque");
+    const int c = r.find(channel::joint(j.name, 0, 1, channel::kTorque));
     if (c < 0) continue;
     m.joint_torque_rms = std::max(m.joint_torque_rms, rmsOf(r.column(c)));
     if (std::isfinite(model.effort_limit[j.idx_v])) limited.push_back({c, model.effort_limit[j.idx_v]});
   }
   if (const auto& ac = sim.scenario().chaser.attitude_control; ac && ac->active()) {
-    for (const char* n : {"base.tx", "base.ty", "base.tz"}) {
+    for (channel::Name n : channel::kBaseTorque) {
       if (const int c = r.find(n); c >= 0) limited.push_back({c, ac->torque_limit});
     }
   }
@@ -188,87 +196,94 @@ MissionMetrics missionMetrics(const Simulation& sim) {
     });
     if (at_limit) m.saturated_time += 1 / sim.scenario().run.record_rate;
   }
-  if (const int c = r.find("base.fuel"); c >= 0 && r.rows() > 0) m.fuel = r.column(c).back();
+  if (const int c = r.find(channel::kBaseFuel); c >= 0 && r.rows() > 0) m.fuel = r.column(c).back();
 
-  const std::vector<SimulationEvent>& events = sim.events();
-  const int c_plan = r.find("plan.ee_error");
-  if (c_plan < 0) {
-    if (!sim.failure().empty()) {
-      m.outcome = Outcome::kFailed;
-      m.outcome_reason = "the simulation failed at t = " + std::to_string(sim.time()) + " s: " + sim.failure();
-    }
-    return m;
-  }
-  // The capture: the plan's error, the hand's distance to the grasp point once the plan has
-  // reached it, and the grasp.
-  m.has_capture = true;
-  const auto& time = r.column(0);
-  const auto& dist = r.column(r.find("distance.ee_target"));
-  const auto& speed = r.column(r.find("distance.ee_target_relative_speed"));
-  auto rowAt = [&](double t) {  // first row at or after t
+}
+
+// The rows of a capture: the time column, the plan and grasp events, the rows until the grasp.
+struct CaptureRows {
+  const std::vector<double>& time;
+  const SimulationEvent* grasp;
+  const SimulationEvent* plan;
+  std::size_t end;  // rows until the grasp (all without one)
+  std::size_t rowAt(double t) const {  // first row at or after t
     return static_cast<std::size_t>(std::lower_bound(time.begin(), time.end(), t - 1e-9) - time.begin());
-  };
-  const SimulationEvent* grasp = lastEvent(events, "capture");
-  const SimulationEvent* plan = lastEvent(events, "plan");
-  for (const SimulationEvent& e : events) m.aborts += e.kind == "abort";
-  m.grasped = grasp != nullptr;
-  const std::size_t end = grasp ? rowAt(grasp->time) + 1 : time.size();  // rows until the grasp
-  m.plan_error = maxAbs(r, "plan.ee_error");
-  m.plan_error_rms = rmsOf(r.column(c_plan));
+  }
+};
+
+// The capture: the plan's error, the hand's distance to the grasp point once the plan has
+// reached it, and the grasp.
+void captureMetrics(const Simulation& sim, const CaptureRows& rows, MissionMetrics& m) {
+  const Recorder& r = sim.recorder();
+  const auto& dist = r.column(r.find(channel::kHandTargetDistance));
+  const auto& speed = r.column(r.find(channel::kHandTargetRelativeSpeed));
+  const std::size_t end = rows.end;
+  for (const SimulationEvent& e : sim.events()) m.aborts += e.kind == "abort";
+  m.grasped = rows.grasp != nullptr;
+  m.plan_error = maxAbs(r, channel::kPlanHandError);
+  m.plan_error_rms = rmsOf(r.column(r.find(channel::kPlanHandError)));
   m.planned_capture = sim.plannedCaptureTime();
   if (!std::isnan(m.planned_capture)) {
-    const std::size_t from = rowAt(m.planned_capture);
+    const std::size_t from = rows.rowAt(m.planned_capture);
     m.target_error_after = 0;
-    for (std::size_t k = from; k < time.size(); ++k) m.target_error_after = std::max(m.target_error_after, dist[k]);
+    for (std::size_t k = from; k < rows.time.size(); ++k) m.target_error_after = std::max(m.target_error_after, dist[k]);
     m.target_error_rms = rmsOf(dist, from, end);  // from the planned meeting to the grasp (or the end)
   }
-  if (const int c = r.find("estimate.error.range"); c >= 0) {
+  if (const int c = r.find(channel::kEstimateRangeError); c >= 0) {
     double sum = 0;
     int n = 0;
-    for (std::size_t k = plan ? rowAt(plan->time) : 0; k < end; ++k) {
+    for (std::size_t k = rows.plan ? rows.rowAt(rows.plan->time) : 0; k < end; ++k) {
       if (std::isfinite(r.column(c)[k])) sum += std::abs(r.column(c)[k]), ++n;
     }
     if (n > 0) m.range_error_mean = sum / n;
   }
   m.impact = sim.impact();
-  if (grasp) {
-    m.capture_time = grasp->time;
-    const std::size_t k = rowAt(grasp->time);
-    if (k < speed.size()) m.capture_relative_speed = speed[k];
-    if (const int a = r.find("base.attitude_error"); a >= 0) {
-      m.attitude_at_capture = 0;
-      for (std::size_t i = 0; i < end; ++i) m.attitude_at_capture = std::max(m.attitude_at_capture, std::abs(r.column(a)[i]));
-      // The composite's rotation rate at the end of the run (after the detumbling).
-      const Vector3 w(r.column(r.find("base.wx")).back(), r.column(r.find("base.wy")).back(), r.column(r.find("base.wz")).back());
-      m.residual_rate = w.norm();
-    }
+  if (!rows.grasp) return;
+  m.capture_time = rows.grasp->time;
+  const std::size_t k = rows.rowAt(rows.grasp->time);
+  if (k < speed.size()) m.capture_relative_speed = speed[k];
+  if (const int a = r.find(channel::kBaseAttitudeError); a >= 0) {
+    m.attitude_at_capture = 0;
+    for (std::size_t i = 0; i < end; ++i) m.attitude_at_capture = std::max(m.attitude_at_capture, std::abs(r.column(a)[i]));
+    // The composite's rotation rate at the end of the run (after the detumbling).
+    const Vector3 w(lastOf(r, channel::kBaseRate[0]), lastOf(r, channel::kBaseRate[1]), lastOf(r, channel::kBaseRate[2]));
+    m.residual_rate = w.norm();
   }
+}
 
-  // Requirements, each over the phase it applies to.
+// Requirements, each over the phase it applies to.
+std::vector<RequirementCheck> checkRequirements(const Simulation& sim, const CaptureRows& rows) {
+  const Recorder& r = sim.recorder();
   const Requirements& req = sim.scenario().requirements;
+  const std::size_t end = rows.end;
+  std::vector<RequirementCheck> out;
   if (req.hand_to_plan) {
     // The attempt that grasped (or every attempt): from its plan to the grasp.
-    const std::size_t from = grasp && plan ? rowAt(plan->time) : 0;
-    m.requirements.push_back(check(r, "plan.ee_error", from, end, "hand_to_plan", "m",
-                                   "hand within the limit of the plan, from the plan to the grasp", *req.hand_to_plan));
+    const std::size_t from = rows.grasp && rows.plan ? rows.rowAt(rows.plan->time) : 0;
+    out.push_back(check(r, channel::kPlanHandError, from, end, "hand_to_plan", "m",
+                        "hand within the limit of the plan, from the plan to the grasp", *req.hand_to_plan));
   }
-  if (req.bus_attitude_deg && r.find("base.attitude_error") >= 0) {
-    m.requirements.push_back(check(r, "base.attitude_error", 0, end, "bus_attitude", "deg",
-                                   "bus attitude within the limit of its initial one, until the grasp", *req.bus_attitude_deg));
+  if (req.bus_attitude_deg && r.find(channel::kBaseAttitudeError) >= 0) {
+    out.push_back(check(r, channel::kBaseAttitudeError, 0, end, "bus_attitude", "deg",
+                        "bus attitude within the limit of its initial one, until the grasp", *req.bus_attitude_deg));
   }
-  if (req.bus_torque && r.find("base.torque_demand") >= 0) {
-    m.requirements.push_back(check(r, "base.torque_demand", 0, end, "bus_torque", "N m",
-                                   "bus torque asked within the limit per axis, until the grasp", *req.bus_torque));
+  if (req.bus_torque && r.find(channel::kBaseTorqueDemand) >= 0) {
+    out.push_back(check(r, channel::kBaseTorqueDemand, 0, end, "bus_torque", "N m",
+                        "bus torque asked within the limit per axis, until the grasp", *req.bus_torque));
   }
   if (req.joint_torque) {
-    m.requirements.push_back(check(r, "arm.torque_demand", 0, time.size(), "joint_torque", "N m",
-                                   "joint torques asked within the limit, whole run", *req.joint_torque));
+    out.push_back(check(r, channel::kArmTorqueDemand, 0, rows.time.size(), "joint_torque", "N m",
+                        "joint torques asked within the limit, whole run", *req.joint_torque));
   }
-  for (const RequirementCheck& c : m.requirements) {
-    if (!c.met) m.violations.push_back({c.requirement, c.unit, c.limit, c.worst, c.worst_time, c.first_time});
-  }
+  return out;
+}
 
-  // The outcome.
+// The outcome of a capture and why.
+void captureOutcome(const Simulation& sim, const CaptureRows& rows, MissionMetrics& m) {
+  const std::vector<SimulationEvent>& events = sim.events();
+  const SimulationEvent* grasp = rows.grasp;
+  const SimulationEvent* plan = rows.plan;
+  const auto& dist = sim.recorder().column(sim.recorder().find(channel::kHandTargetDistance));
   char buf[512];
   const SimulationEvent* abort = lastEvent(events, "abort");
   const SimulationEvent* no_window = lastEvent(events, "no_window");
@@ -308,6 +323,31 @@ MissionMetrics missionMetrics(const Simulation& sim) {
       m.outcome_reason = buf;
     }
   }
+}
+
+}  // namespace
+
+MissionMetrics missionMetrics(const Simulation& sim) {
+  const Recorder& r = sim.recorder();
+  MissionMetrics m;
+  runMetrics(sim, m);
+  if (r.find(channel::kPlanHandError) < 0) {
+    if (!sim.failure().empty()) {
+      m.outcome = Outcome::kFailed;
+      m.outcome_reason = "the simulation failed at t = " + std::to_string(sim.time()) + " s: " + sim.failure();
+    }
+    return m;
+  }
+  m.has_capture = true;
+  const auto& time = r.column(0);
+  CaptureRows rows{time, lastEvent(sim.events(), "capture"), lastEvent(sim.events(), "plan"), time.size()};
+  if (rows.grasp) rows.end = rows.rowAt(rows.grasp->time) + 1;
+  captureMetrics(sim, rows, m);
+  m.requirements = checkRequirements(sim, rows);
+  for (const RequirementCheck& c : m.requirements) {
+    if (!c.met) m.violations.push_back({c.requirement, c.unit, c.limit, c.worst, c.worst_time, c.first_time});
+  }
+  captureOutcome(sim, rows, m);
   return m;
 }
 

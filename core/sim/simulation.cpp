@@ -18,6 +18,7 @@
 #include "core/control/capture_controller.hpp"
 #include "core/control/controller.hpp"
 #include "core/planning/feasibility.hpp"
+#include "core/sim/channel_table.hpp"
 #include "core/sim/modal_stiffness.hpp"
 #include "core/sim/ode.hpp"
 #include "core/sim/quasi_static.hpp"
@@ -31,22 +32,6 @@ constexpr double kDeg = 180 / M_PI;
 bool anyEnvironment(const EnvironmentSettings& e) {
   return e.gravity_gradient || e.relative_motion || e.drag.enabled || e.solar_pressure.enabled ||
          e.magnetic.enabled;
-}
-
-// Rotation angle between two attitudes [rad] (2 atan2(|vec|, |w|) of the relative quaternion:
-// accurate for small angles, where acos of the dot product loses them below 1e-8 rad).
-double attitudeAngle(const Vector4& a, const Vector4& b) {
-  const Vector4 r = quatMultiply(quatConjugate(a.normalized()), b.normalized());
-  return 2 * std::atan2(r.tail<3>().norm(), std::abs(r[0]));
-}
-
-DebrisState debrisOf(const Eigen::VectorXd& x, int i) {
-  DebrisState d;
-  d.r_W = x.segment<3>(i);
-  d.v_W = x.segment<3>(i + 3);
-  d.Q_WB = x.segment<4>(i + 6);
-  d.w_B = x.segment<3>(i + 10);
-  return d;
 }
 
 }  // namespace
@@ -71,8 +56,8 @@ struct Simulation::Impl {
   bool has_environment;
   std::vector<std::unique_ptr<Controller>> controllers;
 
-  // State layout.
-  int nq, nv, idebris, iwork, nx;
+  StateLayout layout;
+  int nq = 0, nv = 0;          // (the layout's, for short)
   Eigen::VectorXd x;
   Eigen::VectorXd x_recorded;  // x at the last recorded row: the state a failed step returns to
   double t = 0;
@@ -129,17 +114,18 @@ struct Simulation::Impl {
   Matrix3 R_body_debris = Matrix3::Identity();
   Vector3 com_body = Vector3::Zero();
 
-  // Recording.
+  // Recording: the channel table, the instant's quantities it reads, the rows.
+  std::vector<Channel> channels;
+  Observation now;
   Recorder recorder;
   std::vector<double> row_values;
   std::vector<SimulationEvent> events;
   std::vector<ControlEvent> control_events;
   int ee_frame = -1;
-  Vector3 base_position0 = Vector3::Zero();
-  Vector4 base_attitude0 = Vector4(1, 0, 0, 0);
   double energy0 = 0;
   std::vector<char> outside_limit;   // per v coordinate: -1 below, +1 above, 0 inside
   std::vector<char> saturated;       // per v coordinate
+  std::vector<char> joint_path;      // per v coordinate: driven along a path (reference channels)
 
   Impl(Scenario s, Model m)
       : scenario(std::move(s)),
@@ -172,8 +158,20 @@ struct Simulation::Impl {
   // A control instant: the controllers see the state x and their forces are held until the next.
   void sampleControl();
   void setInitialState();
+  // The channel table (the joints a controller drives along a path get reference channels).
   void setUpChannels();
+  // A recording instant, in three steps. observe: τ and the wrenches at t, the quasi-static modes'
+  // deflection, the carried debris, then every quantity the channels and the grasp read (now).
+  // record: one row, the channel table applied to now. decide: the limit events, the grasp, the
+  // controllers' events, the attachment of the grasped debris (which changes the model and the
+  // velocities: after the row, the next rows are the composite's).
+  void observe();
+  void observeControllers();
+  void observeDebris();
   void record();
+  void decide();
+  void watchLimits();  // a joint reaching a position limit, an actuator asking beyond its effort limit
+  void watchGrasp();   // the grasp's state: the hand within the tolerances for the hold time
   // The grasp: the debris becomes part of the end-effector body (its inertia added to the body's),
   // and the velocities jump as an inelastic impact conserving the generalized momentum,
   //   H⁺ v⁺ = H⁻ v⁻ + J_Dᵀ [m_d v_d; I_d ω_d]   (J_D: the Jacobian of the debris' centre of mass).
@@ -193,12 +191,10 @@ struct Simulation::Impl {
 void Simulation::Impl::setInitialState() {
   const Model& m = model;
   const ChaserInitialState& init = scenario.chaser.initial;
+  layout = StateLayout(m.nq, m.nv, scenario.debris.enabled);
   nq = m.nq;
   nv = m.nv;
-  idebris = nq + nv;
-  iwork = idebris + (scenario.debris.enabled ? 13 : 0);
-  nx = iwork + 4;  // W_in, W_ext, W_diss, fuel
-  x = Eigen::VectorXd::Zero(nx);
+  x = Eigen::VectorXd::Zero(layout.size);
   x_recorded = x;
   Eigen::VectorXd q0 = neutralConfiguration(m);
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(nv);
@@ -213,8 +209,6 @@ void Simulation::Impl::setInitialState() {
       throw std::invalid_argument("chaser.initial.base.twist: the base is fixed");
     }
   }
-  base_position0 = init.base_position;
-  base_attitude0 = init.base_attitude.normalized();
   auto joint = [&](const std::string& name) {
     const int b = m.bodyOfJoint(name);
     if (b < 0) throw std::invalid_argument("chaser.initial.joints: no joint '" + name + "'");
@@ -254,11 +248,9 @@ void Simulation::Impl::setInitialState() {
   x.head(nq) = q0;
   x.segment(nq, nv) = v0;
   if (scenario.debris.enabled) {
-    const DebrisState& d = scenario.debris.initial;
-    x.segment<3>(idebris) = d.r_W;
-    x.segment<3>(idebris + 3) = d.v_W;
-    x.segment<4>(idebris + 6) = d.Q_WB.normalized();
-    x.segment<3>(idebris + 10) = d.w_B;
+    DebrisState d = scenario.debris.initial;
+    d.Q_WB.normalize();
+    layout.setDebris(x, d);
   }
   q = q0;
   v = v0;
@@ -283,7 +275,7 @@ void Simulation::Impl::setInitialState() {
   if (const auto& cam = scenario.sensors.camera; cam && scenario.debris.enabled) {
     camera_frame = cam->frame.empty() ? -1 : m.frameId(cam->frame);
     if (!cam->frame.empty() && camera_frame < 0) throw std::invalid_argument("sensors.camera.frame: no frame '" + cam->frame + "'");
-    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, *cam, debrisOf(x, idebris), 0.0);
+    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, *cam, layout.debrisOf(x), 0.0);
   }
 }
 
@@ -331,7 +323,7 @@ void Simulation::Impl::control(double tt) {
 void Simulation::Impl::sampleControl() {
   q = x.head(nq);
   v = x.segment(nq, nv);
-  if (scenario.debris.enabled) debris_now = debrisOf(x, idebris);
+  if (scenario.debris.enabled) debris_now = layout.debrisOf(x);
   environmentWrenches(t);
   control(t);
   tau_hold = tau;
@@ -343,7 +335,7 @@ void Simulation::Impl::inputs(double tt, const Eigen::VectorXd& xx) {
   // Quasi-static modes: the motion is the reduced model's, with the condensed modes locked (their
   // deflection, set at the recording instants, is an output only).
   if (quasi_static) quasi_static->lockQ(q);
-  if (scenario.debris.enabled) debris_now = debrisOf(xx, idebris);
+  if (scenario.debris.enabled) debris_now = layout.debrisOf(xx);
   environmentWrenches(tt);
   if (sampled) {
     tau = tau_hold;
@@ -358,7 +350,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
   const Model& m = model;
   inputs(tt, xx);
   const BodyWrenches* fe = fext_used ? &fext : nullptr;
-  dx.resize(nx);
+  dx.resize(layout.size);
   dx.head(nq) = configurationRate(m, q, v);
   if (quasi_static) {
     QuasiStaticModes& qs = *quasi_static;
@@ -372,16 +364,13 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     dx.segment(nq, nv) = solved ? *solved_ddq : forwardDynamics(m, data, q, v, tau, fe);
   }
   if (attached) {
-    dx.segment<13>(idebris).setZero();  // carried by the hand: set from it at each recording
+    dx.segment<StateLayout::kDebrisSize>(layout.debris).setZero();  // carried by the hand: set from it at each recording
   } else if (scenario.debris.enabled) {
-    const DebrisState d = debrisOf(xx, idebris);
+    const DebrisState d = layout.debrisOf(xx);
     Vector3 a = Vector3::Zero(), n = Vector3::Zero();
     if (has_environment) environment.debrisLoads(scenario.debris.properties, d, tt, a, n);
     const DebrisRates r = debrisRates(scenario.debris.properties, d, a, n);
-    dx.segment<3>(idebris) = r.r;
-    dx.segment<3>(idebris + 3) = r.v;
-    dx.segment<4>(idebris + 6) = r.Q;
-    dx.segment<3>(idebris + 10) = r.w;
+    layout.setDebrisRates(dx, r);
   }
   // Powers: actuators, environment (t_iᵀ f_i, both at body i's origin in body i), damping.
   actuatorRates(dx);
@@ -390,7 +379,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     const Data& dt = quasi_static ? quasi_static->reducedData() : data;  // (the twists of the last dynamics)
     for (int i = 0; i < m.nbodies; ++i) p_ext += dt.t[i].dot(fext[i]);
   }
-  dx[iwork + 1] = p_ext;
+  dx[layout.external_work] = p_ext;
   double p_diss = 0;
   for (int i = 0; i < m.nbodies; ++i) {
     const FlexibleBody& fb = m.flex[i];
@@ -398,7 +387,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     const auto dd = v.segment(fb.idx_v, fb.nf);
     p_diss += dd.dot(fb.D * dd);
   }
-  dx[iwork + 2] = p_diss;
+  dx[layout.dissipated] = p_diss;
 }
 
 Simulation::Impl::Balance Simulation::Impl::balance() {
@@ -422,11 +411,11 @@ Simulation::Impl::Balance Simulation::Impl::balance() {
 }
 
 void Simulation::Impl::actuatorRates(Eigen::VectorXd& dx) const {
-  dx[iwork] = tau.dot(v);
+  dx[layout.input_work] = tau.dot(v);
   // Fuel (thesis eq. 9.1, g0 = 9.81 m/s² as there).
-  dx[iwork + 3] = 0;
+  dx[layout.fuel] = 0;
   if (const auto& th = scenario.chaser.thrusters; th && model.hasFreeBase()) {
-    dx[iwork + 3] = (tau.head<3>() + tau.segment<3>(3) / th->lever_arm).norm() / (9.81 * th->isp);
+    dx[layout.fuel] = (tau.head<3>() + tau.segment<3>(3) / th->lever_arm).norm() / (9.81 * th->isp);
   }
 }
 
@@ -445,91 +434,21 @@ void Simulation::Impl::retargetDerivative() {
 }
 
 void Simulation::Impl::setUpChannels() {
-  const Model& m = model;
-  Recorder& r = recorder;
-  r.add("time", "s");
-  if (m.hasFreeBase()) {
-    for (const char* c : {"x", "y", "z"}) r.add(std::string("base.") + c, "m");
-    r.add("base.position_error", "m");
-    r.add("base.attitude_error", "deg");
-    for (const char* c : {"roll", "pitch", "yaw"}) r.add(std::string("base.") + c, "deg");
-    for (const char* c : {"vx", "vy", "vz"}) r.add(std::string("base.") + c, "m/s");
-    for (const char* c : {"wx", "wy", "wz"}) r.add(std::string("base.") + c, "deg/s");
-    // Actuator force and torque on the base (thrusters, reaction wheels), base axes.
-    for (const char* c : {"fx", "fy", "fz"}) r.add(std::string("base.") + c, "N");
-    for (const char* c : {"tx", "ty", "tz"}) r.add(std::string("base.") + c, "N m");
-    if (scenario.chaser.thrusters) r.add("base.fuel", "kg");
+  std::vector<char> driven(nv, 0);  // the v coordinates a controller drives along a path
+  for (int k = 0; k < nv; ++k) {
+    double ref = 0;
+    for (const auto& c : controllers) driven[k] = driven[k] || c->reference(k, 0, ref);
   }
-  for (int i = 1; i < m.nbodies; ++i) {
-    const Joint& j = m.joint[i];
-    if (j.nv == 0) continue;
-    const bool linear = j.type == JointType::kPrismatic;
-    for (int k = 0; k < j.nv; ++k) {
-      const std::string base = "joint." + j.name + (j.nv > 1 ? "[" + std::to_string(k) + "]" : "");
-      r.add(base + ".position", linear ? "m" : "rad");
-      r.add(base + ".velocity", linear ? "m/s" : "rad/s");
-      r.add(base + ".torque", linear ? "N" : "N m");
-      double ref = 0;
-      bool driven = false;
-      for (const auto& c : controllers) driven = driven || c->reference(j.idx_v + k, 0, ref);
-      if (driven) {
-        r.add(base + ".reference", linear ? "m" : "rad");
-        r.add(base + ".error", linear ? "m" : "rad");
-      }
-    }
-  }
-  for (int i = 0; i < m.nbodies; ++i) {
-    const FlexibleBody& fb = m.flex[i];
-    for (int k = 0; k < fb.nf; ++k) r.add("mode." + m.body_name[i] + "." + fb.mode_names[k], "1");
-  }
-  for (const char* c : {"kinetic", "elastic", "potential", "total", "input_work", "external_work",
-                        "dissipated", "error"}) {
-    r.add(std::string("energy.") + c, "J");
-  }
-  // The whole system's energy (chaser and debris, before and after the grasp) and its parts; the
-  // kinetic energy the grasp's inelastic impact takes away is its own channel.
-  r.add("energy.system", "J");
-  if (scenario.debris.enabled) {
-    for (const char* c : {"chaser", "debris", "impact_loss"}) r.add(std::string("energy.") + c, "J");
-  }
-  for (const char* c : {"px", "py", "pz"}) r.add(std::string("momentum.") + c, "kg m/s");
-  for (const char* c : {"Lx", "Ly", "Lz"}) r.add(std::string("momentum.") + c, "kg m^2/s");
-  for (const char* c : {"x", "y", "z"}) r.add(std::string("com.") + c, "m");  // whole chaser
-  for (const char* c : {"x", "y", "z"}) r.add(std::string("ee.") + c, "m");
-  for (const char* c : {"roll", "pitch", "yaw"}) r.add(std::string("ee.") + c, "deg");
-  r.add("ee.speed", "m/s");
-  if (scenario.debris.enabled) {
-    for (const char* c : {"x", "y", "z"}) r.add(std::string("debris.") + c, "m");
-    for (const char* c : {"qw", "qx", "qy", "qz"}) r.add(std::string("debris.") + c, "1");
-    for (const char* c : {"wx", "wy", "wz"}) r.add(std::string("debris.") + c, "deg/s");
-    r.add("debris.rotational_energy", "J");
-    for (const char* c : {"x", "y", "z"}) r.add(std::string("target.") + c, "m");
-    for (const char* c : {"vx", "vy", "vz"}) r.add(std::string("target.") + c, "m/s");
-    r.add("distance.ee_target", "m");
-    r.add("distance.ee_target_rate", "m/s");
-    r.add("distance.ee_target_relative_speed", "m/s");
-    if (sensing) {
-      for (const auto& [name, unit] : DebrisSensing::channels()) r.add(name, unit);
-    }
-  }
-  if (capture) {
-    for (const char* c : {"x", "y", "z"}) r.add(std::string("plan.") + c, "m");
-    r.add("plan.ee_error", "m");
-    // CaptureController::Phase: 0 before, 1 waiting, 2 tracking, 3 retreating, 4 stopped, 5 attached.
-    r.add("capture.phase", "1");
-  }
-  // What the controllers asked before any limit: the requirements on torques are checked on these.
-  if (m.hasFreeBase()) r.add("base.torque_demand", "N m");
-  r.add("arm.torque_demand", "N m");
-  // How many actuators ask beyond their limit (each joint's effort limit, the bus torque's): the
-  // intervals where the run is limited by its actuators.
-  r.add("limits.saturated", "1");
-  row_values.assign(r.channels(), 0.0);
+  channels = channelTable(model, scenario, layout, driven, sensing != nullptr, capture != nullptr);
+  for (const Channel& c : channels) recorder.add(c.name, c.unit);
+  row_values.assign(channels.size(), 0.0);
+  now.joint_reference = Eigen::VectorXd::Constant(nv, NAN);
+  joint_path.swap(driven);
 }
 
-void Simulation::Impl::record() {
+void Simulation::Impl::observe() {
   const Model& m = model;
-  Eigen::VectorXd dx(nx);
+  Eigen::VectorXd dx(layout.size);
   if (quasi_static && f0_valid) {
     inputs(t, x);  // τ and the wrenches at this instant, whose derivative f0 is
     ddq_qs = f0.segment(nq, nv);
@@ -543,54 +462,116 @@ void Simulation::Impl::record() {
     quasi_static->deflect(m, data, q, v, ddq_qs, fext_used ? &fext : nullptr);
     x.head(nq) = q;
   }
-  std::size_t c = 0;
-  auto put = [&](double value) { row_values[c++] = value; };
-  put(t);
   if (attached) carryDebris();
+  Observation& o = now;
+  o.t = t;
   // Momentum of the whole system: the chaser and, until it is attached, the debris.
   const Balance bal = balance();
-  Vector6 mom = bal.momentum;
+  o.kinetic = bal.kinetic;
+  o.elastic = bal.elastic;
+  o.potential = bal.potential;
+  o.momentum = bal.momentum;
   if (scenario.debris.enabled && !attached) {
-    const DebrisState d = debrisOf(x, idebris);
+    const DebrisState d = layout.debrisOf(x);
     const double md = scenario.debris.properties.mass;
-    mom.head<3>() += md * d.v_W;
-    mom.tail<3>() += d.r_W.cross(md * d.v_W) + debrisAngularMomentum(scenario.debris.properties, d);
+    o.momentum.head<3>() += md * d.v_W;
+    o.momentum.tail<3>() += d.r_W.cross(md * d.v_W) + debrisAngularMomentum(scenario.debris.properties, d);
   }
-  if (m.hasFreeBase()) {
-    const Vector3 r0 = q.head<3>();
-    const Vector4 Q = q.segment<4>(3);
-    for (int k = 0; k < 3; ++k) put(r0[k]);
-    put((r0 - base_position0).norm());
-    put(attitudeAngle(Q, base_attitude0) * kDeg);
-    const Vector3 rpy = matrixToRpy(quatToMatrix(Q.normalized()));
-    for (int k = 0; k < 3; ++k) put(rpy[k] * kDeg);
-    for (int k = 0; k < 3; ++k) put(v[k]);
-    for (int k = 3; k < 6; ++k) put(v[k] * kDeg);
-    for (int k = 0; k < 6; ++k) put(tau[k]);
-    if (scenario.chaser.thrusters) put(x[iwork + 3]);
+  if (row == 0) energy0 = bal.kinetic + bal.elastic + bal.potential;
+  o.energy0 = energy0;
+  o.attached = attached;
+  o.impact_loss = impact.energy_lost;
+  o.x = x;
+  o.q = q;
+  o.v = v;
+  o.tau = tau;
+  o.tau_cmd = tau_cmd;
+  o.bus_demand = bus_demand;
+  observeControllers();
+  o.com = centerOfMass(m, data, q);
+  forwardKinematics(m, data, q, v);
+  o.hand = framePose(m, data, ee_frame);
+  o.hand_velocity = pointVelocityWorld(m, data, ee_frame).head<3>();
+  if (scenario.debris.enabled) observeDebris();
+}
+
+void Simulation::Impl::observeControllers() {
+  Observation& o = now;
+  // The joints' paths: none once a capture controller has taken the joints over.
+  o.paths_apply = std::none_of(controllers.begin(), controllers.end(), [&](const auto& ctl) { return ctl->drivesJoints(t); });
+  for (int iv = 0; iv < nv; ++iv) {
+    if (!joint_path[iv]) continue;
+    double ref = 0;
+    bool driven = false;
+    for (const auto& ctl : controllers) driven = driven || ctl->reference(iv, t, ref);
+    o.joint_reference[iv] = driven ? ref : NAN;
   }
+  if (!capture) return;
+  // The plan's hand position while the hand flies it (NaN while waiting, retreating, attached).
+  o.hand_reference = Vector3::Constant(NAN);
+  for (const auto& ctl : controllers) ctl->handReference(t, o.hand_reference);
+  o.capture_phase = static_cast<double>(capture_ctl->phase());
+}
+
+void Simulation::Impl::observeDebris() {
+  Observation& o = now;
+  const DebrisProperties& P = scenario.debris.properties;
+  o.debris = layout.debrisOf(x);
+  o.debris_kinetic = 0.5 * P.mass * o.debris.v_W.squaredNorm();
+  o.debris_rotational = debrisRotationalEnergy(P, o.debris);
+  o.target = targetKinematics(P, o.debris);
+  o.distance = (o.target.position - o.hand.p).norm();
+  o.relative_speed = (o.target.velocity - o.hand_velocity).norm();
+  // With a camera the gripper closes on the estimate (the hand's own state is known exactly).
+  o.grasp_distance = o.distance;
+  o.grasp_speed = o.relative_speed;
+  if (!sensing) return;
+  o.estimate = sensing->report(t, o.debris, cameraPose().p);
+  if (!sensing->stopped()) {
+    const PointKinematics ek = targetKinematics(P, sensing->state(t));
+    o.grasp_distance = (ek.position - o.hand.p).norm();
+    o.grasp_speed = (ek.velocity - o.hand_velocity).norm();
+  }
+}
+
+void Simulation::Impl::record() {
+  for (std::size_t k = 0; k < channels.size(); ++k) row_values[k] = channels[k].value(now);
+  recorder.append(row_values);
+  ++row;
+}
+
+void Simulation::Impl::decide() {
+  watchLimits();
+  watchGrasp();
+  if (capture) {
+    // The controller's decisions (windows, plans, aborts), and the meeting of its current plan.
+    for (const auto& ctl : controllers) {
+      control_events.clear();
+      ctl->takeEvents(control_events);
+      for (ControlEvent& e : control_events) events.push_back({e.time, std::move(e.kind), std::move(e.detail)});
+    }
+    if (capture_ctl->plan()) planned_capture = capture_ctl->planStart() + capture_ctl->plan()->captureTime();
+  }
+  if (attach_pending) {
+    attach_pending = false;
+    if (sensing) sensing->stop();
+    const double loss = attachDebris();
+    char detail[300];
+    std::snprintf(detail, sizeof detail, "debris attached to the hand: %.4g J of kinetic energy lost in the "
+                  "impact, impulse %.4g N s, angular impulse %.4g N m s; from now on the energy and momentum "
+                  "channels are the composite's", loss, impact.impulse.norm(), impact.angular_impulse.norm());
+    events.push_back({t, "attach", detail});
+  }
+}
+
+void Simulation::Impl::watchLimits() {
+  const Model& m = model;
   for (int i = 1; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
     for (int k = 0; k < j.nv; ++k) {
       const int iv = j.idx_v + k;
-      // Multi-DOF joints with quaternions (spherical) record their rotation vector components.
-      const double pos = j.nq == j.nv ? q[j.idx_q + k] : 0.0;
-      put(pos);
-      put(v[iv]);
-      put(tau[iv]);
-      double ref = 0;
-      bool driven = false;
-      for (const auto& ctl : controllers) driven = driven || ctl->reference(iv, t, ref);
-      if (driven) {
-        // Once a capture controller has taken the joints over, their paths no longer apply: the
-        // reference and error are left empty (NaN).
-        const bool overridden = std::any_of(controllers.begin(), controllers.end(),
-                                            [&](const auto& ctl) { return ctl->drivesJoints(t); });
-        put(overridden ? NAN : ref);
-        put(overridden ? NAN : ref - pos);
-      }
-      // Events: position limits and effort saturation, seen at the recording instants.
       if (j.nq == j.nv) {
+        const double pos = q[j.idx_q + k];
         const double lo = m.lower_position_limit[j.idx_q + k], hi = m.upper_position_limit[j.idx_q + k];
         const char side = pos < lo ? -1 : (pos > hi ? 1 : 0);
         if (side != 0 && outside_limit[iv] != side) {
@@ -609,145 +590,46 @@ void Simulation::Impl::record() {
       saturated[iv] = sat;
     }
   }
-  for (int i = 0; i < m.nbodies; ++i) {
-    const FlexibleBody& fb = m.flex[i];
-    for (int k = 0; k < fb.nf; ++k) put(q[fb.idx_q + k]);
+}
+
+void Simulation::Impl::watchGrasp() {
+  // The grasp: the hand within the position and relative-speed tolerances of the grasp point for
+  // `hold` seconds (tracking it) after the capture started; the gripper then closes.
+  const Observation& o = now;
+  if (!scenario.debris.enabled || capture_ctl == nullptr || captured || t < capture->start || !capture_ctl->graspArmed()) {
+    return;
   }
-  const double ek = bal.kinetic, ee = bal.elastic, ep = bal.potential;
-  const double total = ek + ee + ep;
-  const double w_in = x[iwork], w_ext = x[iwork + 1], w_diss = x[iwork + 2];
-  if (row == 0) energy0 = total;
-  for (double e : {ek, ee, ep, total, w_in, w_ext, w_diss, total + w_diss - w_in - w_ext - energy0}) put(e);
-  if (scenario.debris.enabled) {
-    // The debris' own energy: kinetic (translation and rotation) and, under uniform gravity,
-    // potential. Once attached it moves with the hand (carryDebris) and its mass is part of the
-    // composite's total, so the chaser's share is the rest: kinetic energy is additive over bodies.
-    const DebrisState d = debrisOf(x, idebris);
-    const double md = scenario.debris.properties.mass;
-    const double e_debris = 0.5 * md * d.v_W.squaredNorm() + debrisRotationalEnergy(scenario.debris.properties, d) -
-                            md * m.gravity_W.dot(d.r_W);
-    const double e_system = attached ? total : total + e_debris;
-    for (double e : {e_system, e_system - e_debris, e_debris, impact.energy_lost}) put(e);
-  } else {
-    put(total);
+  const auto& c = capture->capture;
+  if (!(o.grasp_distance < c.tolerance && o.grasp_speed < c.speed_tolerance)) {
+    within_since = -1;
+    return;
   }
-  for (int k = 0; k < 6; ++k) put(mom[k]);
-  const Vector3 com = centerOfMass(m, data, q);
-  for (int k = 0; k < 3; ++k) put(com[k]);
-  forwardKinematics(m, data, q, v);
-  const Transform X_ee = framePose(m, data, ee_frame);
-  const Vector6 v_ee = pointVelocityWorld(m, data, ee_frame);
-  for (int k = 0; k < 3; ++k) put(X_ee.p[k]);
-  const Vector3 rpy_ee = matrixToRpy(X_ee.R);
-  for (int k = 0; k < 3; ++k) put(rpy_ee[k] * kDeg);
-  put(v_ee.head<3>().norm());
-  if (scenario.debris.enabled) {
-    const DebrisState d = debrisOf(x, idebris);
-    for (int k = 0; k < 3; ++k) put(d.r_W[k]);
-    const Vector4 Q = d.Q_WB.normalized();
-    for (int k = 0; k < 4; ++k) put(Q[k]);
-    for (int k = 0; k < 3; ++k) put(d.w_B[k] * kDeg);
-    put(debrisRotationalEnergy(scenario.debris.properties, d));
-    const PointKinematics tk = targetKinematics(scenario.debris.properties, d);
-    for (int k = 0; k < 3; ++k) put(tk.position[k]);
-    for (int k = 0; k < 3; ++k) put(tk.velocity[k]);
-    const Vector3 rel = tk.position - X_ee.p;
-    const double dist = rel.norm();
-    put(dist);
-    put(dist > 0 ? rel.dot(tk.velocity - v_ee.head<3>()) / dist : 0.0);
-    const double rel_speed = (tk.velocity - v_ee.head<3>()).norm();
-    put(rel_speed);
-    // With a camera the gripper closes on the estimate (the hand's own state is known exactly).
-    double grasp_dist = dist, grasp_speed = rel_speed;
-    if (sensing) {
-      sensing->record(t, d, cameraPose().p, &row_values[c]);
-      c += DebrisSensing::channels().size();
-      if (!sensing->stopped()) {
-        const PointKinematics ek = targetKinematics(scenario.debris.properties, sensing->state(t));
-        grasp_dist = (ek.position - X_ee.p).norm();
-        grasp_speed = (ek.velocity - v_ee.head<3>()).norm();
-      }
-    }
-    // The grasp: the hand within the position and relative-speed tolerances of the grasp point
-    // for `hold` seconds (tracking it) after the capture started; the gripper then closes.
-    const CaptureController* cc = capture ? captureController() : nullptr;
-    if (cc && !captured && t >= capture->start && cc->graspArmed()) {
-      const auto& c = capture->capture;
-      if (grasp_dist < c.tolerance && grasp_speed < c.speed_tolerance) {
-        if (within_since < 0) within_since = t;
-        if (t - within_since >= c.hold - 1e-12) {
-          captured = true;
-          attach_pending = true;
-          // The hand's approach axis (its z) from the inward grasp axis (capture.align turns one onto
-          // the other; without it the gripper meets the grasp point at whatever angle the arm gives).
-          const Vector3 inward = -(quatToMatrix(Q) * graspAxis(scenario.debris.properties));
-          const double axis_deg = std::acos(std::clamp(X_ee.R.col(2).dot(inward), -1.0, 1.0)) * kDeg;
-          char detail[320];
-          std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
-                        "tracked within tolerance since t = %.3f s; approach axis %.1f deg from the grasp axis", dist,
-                        rel_speed, within_since, axis_deg);
-          if (sensing) {
-            std::snprintf(detail, sizeof detail, "grasp closed on the estimate: %.4f m from the estimated grasp "
-                          "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s; "
-                          "approach axis %.1f deg from the grasp axis", grasp_dist, grasp_speed, dist, rel_speed,
-                          within_since, axis_deg);
-          }
-          events.push_back({t, "capture", detail});
-        }
-      } else {
-        within_since = -1;
-      }
-    }
+  if (within_since < 0) within_since = t;
+  if (t - within_since < c.hold - 1e-12) return;
+  captured = true;
+  attach_pending = true;
+  // The hand's approach axis (its z) from the inward grasp axis (capture.align turns one onto the
+  // other; without it the gripper meets the grasp point at whatever angle the arm gives).
+  const Vector3 inward = -(quatToMatrix(o.debris.Q_WB.normalized()) * graspAxis(scenario.debris.properties));
+  const double axis_deg = std::acos(std::clamp(o.hand.R.col(2).dot(inward), -1.0, 1.0)) * kDeg;
+  char detail[320];
+  std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
+                "tracked within tolerance since t = %.3f s; approach axis %.1f deg from the grasp axis", o.distance,
+                o.relative_speed, within_since, axis_deg);
+  if (sensing) {
+    std::snprintf(detail, sizeof detail, "grasp closed on the estimate: %.4f m from the estimated grasp "
+                  "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s; "
+                  "approach axis %.1f deg from the grasp axis", o.grasp_distance, o.grasp_speed, o.distance,
+                  o.relative_speed, within_since, axis_deg);
   }
-  if (capture) {
-    // The controller's decisions (windows, plans, aborts), and the meeting of its current plan.
-    for (const auto& ctl : controllers) {
-      control_events.clear();
-      ctl->takeEvents(control_events);
-      for (ControlEvent& e : control_events) events.push_back({e.time, std::move(e.kind), std::move(e.detail)});
-    }
-    if (const CaptureController* cc = captureController(); cc && cc->plan()) {
-      planned_capture = cc->planStart() + cc->plan()->captureTime();
-    }
-  }
-  if (capture) {
-    // The plan's hand position while the hand flies it (NaN while waiting, retreating, attached).
-    Vector3 ref = Vector3::Constant(NAN);
-    for (const auto& ctl : controllers) ctl->handReference(t, ref);
-    for (int k = 0; k < 3; ++k) put(ref[k]);
-    put((ref - X_ee.p).norm());
-    put(static_cast<double>(captureController()->phase()));
-  }
-  if (m.hasFreeBase()) put(bus_demand);
-  double arm_demand = 0;
-  for (int i = 1; i < m.nbodies; ++i) {
-    if (m.joint[i].nv == 1) arm_demand = std::max(arm_demand, std::abs(tau_cmd[m.joint[i].idx_v]));
-  }
-  put(arm_demand);
-  int at_limit = static_cast<int>(std::count(saturated.begin(), saturated.end(), 1));
-  if (const auto& ac = scenario.chaser.attitude_control; m.hasFreeBase() && ac && ac->active()) {
-    at_limit += bus_demand > ac->torque_limit;
-  }
-  put(at_limit);
-  recorder.append(row_values);
-  ++row;
-  if (attach_pending) {
-    attach_pending = false;
-    if (sensing) sensing->stop();
-    const double loss = attachDebris();
-    char detail[300];
-    std::snprintf(detail, sizeof detail, "debris attached to the hand: %.4g J of kinetic energy lost in the "
-                  "impact, impulse %.4g N s, angular impulse %.4g N m s; from now on the energy and momentum "
-                  "channels are the composite's", loss, impact.impulse.norm(), impact.angular_impulse.norm());
-    events.push_back({t, "attach", detail});
-  }
+  events.push_back({t, "capture", detail});
 }
 
 void Simulation::Impl::sense() {
   q = x.head(nq);
   forwardKinematics(model, data, q);
   std::vector<std::pair<std::string, std::string>> seen;
-  sensing->advance(t, debrisOf(x, idebris), cameraPose(), seen);
+  sensing->advance(t, layout.debrisOf(x), cameraPose(), seen);
   for (auto& [kind, detail] : seen) events.push_back({t, std::move(kind), std::move(detail)});
 }
 
@@ -761,7 +643,7 @@ CaptureController* Simulation::Impl::captureController() const {
 double Simulation::Impl::attachDebris() {
   Model& m = model;
   const DebrisProperties& P = scenario.debris.properties;
-  const DebrisState d = debrisOf(x, idebris);
+  const DebrisState d = layout.debrisOf(x);
   q = x.head(nq);
   v = x.segment(nq, nv);
   forwardKinematics(m, data, q, v);
@@ -801,7 +683,7 @@ double Simulation::Impl::attachDebris() {
   const Balance after_impact = balance();
   const double e_after = after_impact.kinetic;
   // The impulse on the debris: its momentum after (moving with the hand) minus before.
-  const DebrisState after = debrisOf(x, idebris);
+  const DebrisState after = layout.debrisOf(x);
   impact.happened = true;
   impact.impulse = P.mass * (after.v_W - d.v_W);
   impact.angular_impulse = R_WD * (P.inertia * (after.w_B - d.w_B));
@@ -828,10 +710,7 @@ void Simulation::Impl::carryDebris() {
   d.v_W = Xb.R * (tb.head<3>() + w_b.cross(com_body));
   d.Q_WB = matrixToQuat(R_WD);
   d.w_B = R_body_debris.transpose() * w_b;
-  x.segment<3>(idebris) = d.r_W;
-  x.segment<3>(idebris + 3) = d.v_W;
-  x.segment<4>(idebris + 6) = d.Q_WB;
-  x.segment<3>(idebris + 10) = d.w_B;
+  layout.setDebris(x, d);
 }
 
 Simulation::Simulation(Scenario scenario, Model model)
@@ -844,7 +723,7 @@ Simulation::Simulation(Scenario scenario, Model model)
   s.setInitialState();
   s.setUpChannels();
   if (run.integrator == IntegratorType::kQuasiStatic) {
-    // The condensed modes start at rest (their deflection is set by the first record()).
+    // The condensed modes start at rest (their deflection is set by the first observe()).
     s.quasi_static = std::make_unique<QuasiStaticModes>(s.model, run.quasi_static_above);
     s.qs_data = std::make_unique<Data>(s.quasi_static->reduced(), s.quasi_static->reduced().hasFlexibleBodies());
     Eigen::VectorXd v0 = s.x.segment(s.nq, s.nv);
@@ -874,7 +753,9 @@ Simulation::Simulation(Scenario scenario, Model model)
       s.sampleControl();
       s.control_index = 1;
     }
+    s.observe();
     s.record();
+    s.decide();
   } catch (const std::runtime_error& e) {
     // A controller that fails on the initial state (a capture plan without a solution): the
     // scenario cannot start, which its caller reports against the file.
@@ -944,7 +825,7 @@ const Eigen::VectorXd& Simulation::v() const { return impl_->v; }
 
 DebrisState Simulation::debris() const {
   const Impl& s = *impl_;
-  return s.scenario.debris.enabled ? debrisOf(s.x, s.idebris) : s.scenario.debris.initial;
+  return s.scenario.debris.enabled ? s.layout.debrisOf(s.x) : s.scenario.debris.initial;
 }
 
 SimulationStats Simulation::stats() const {
@@ -1011,7 +892,9 @@ bool Simulation::step() {
         }
       }
     }
+    s.observe();
     s.record();
+    s.decide();
   } catch (const std::exception& e) {
     // The state stays the last recorded one (finite), not the one that failed.
     s.x = s.x_recorded;

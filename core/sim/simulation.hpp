@@ -1,5 +1,5 @@
 // Simulation: a scenario's chaser, debris, environment and controllers, integrated in time and
-// recorded. One state vector holds everything that evolves,
+// recorded. One state vector holds everything that evolves (core/sim/state_layout),
 //   x = [q (nq) | v (nv) | debris r, v, Q, ω (13, if any) | W_in, W_ext, W_diss, fuel],
 // W_* being the work of the actuators, the work of the environment's wrenches and the energy
 // dissipated by the modal damping, integrated with the state so the energy balance
@@ -9,7 +9,7 @@
 //
 // Runs are deterministic: the same scenario and settings give bit-identical channels (one thread,
 // no clocks, no randomness in the physics). Rows are recorded at exact multiples of
-// 1/record_rate; the integrator steps between them (RK4: the largest step <= run.step that
+// 1/record_rate (the channels of core/sim/channel_table); the integrator steps between them (RK4: the largest step <= run.step that
 // divides the interval; the adaptive ones end exactly on each recording and control instant).
 #pragma once
 

@@ -14,6 +14,7 @@
 #include "core/control/capture_controller.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/planning/feasibility.hpp"
+#include "core/planning/riding_bound.hpp"
 #include "core/sim/simulation.hpp"
 
 using namespace grapple::core;
@@ -138,6 +139,25 @@ void Planning_WindowSearch(benchmark::State& state) {
   state.counters["candidates"] = candidates;
 }
 
+// The bound on the bus torque of riding the grasp point (planning/riding_bound) over the window
+// search's span from the capture's start (capture_rigid: 4 deg/s, three tumbling periods, a grid
+// of 0.1 s): what a search that finds no window adds to say whether any plan could.
+void Planning_RidingBound(benchmark::State& state) {
+  AtCaptureStart s;
+  const Model& m = s.sim.model();
+  Data d(m, false);
+  const ControllerSpec::Capture& c = s.l.scenario.controllers[1].capture;
+  const double span = windowSearchSpan(c.window.horizon, c.window.periods, s.sim.debris().w_B.norm());
+  int samples = 0;
+  for (auto _ : state) {
+    const RidingBound b = ridingBusTorqueBound(m, d, s.options, c.align, s.l.scenario.debris.properties, s.sim.debris(),
+                                               s.sim.q(), s.sim.v(), m.frameId("tool"), span);
+    samples = b.samples;
+    benchmark::DoNotOptimize(b.torque);
+  }
+  state.counters["samples"] = samples;
+}
+
 // One call of the joint-path servo (computed torque through the whole dynamics, the bus held) on
 // the complete flexible chaser unfolding its arm (capture_flexible.yaml at t = 10 s).
 void Controller_JointServoFlexible(benchmark::State& state) {
@@ -199,6 +219,7 @@ BENCHMARK(Controller_JointServoFlexible);
 BENCHMARK(Controller_Aerial);
 BENCHMARK(Planning_CheckPlan)->Unit(benchmark::kMillisecond);
 BENCHMARK(Planning_WindowSearch)->Unit(benchmark::kMillisecond);
+BENCHMARK(Planning_RidingBound)->Unit(benchmark::kMillisecond);
 BENCHMARK(Scenario_CaptureRigid)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexible)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexibleIntegrator)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond)->UseRealTime();

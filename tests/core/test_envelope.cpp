@@ -15,11 +15,14 @@
 
 #include "core/analysis/envelope.hpp"
 #include "core/control/task_space.hpp"
+#include "core/dynamics/energy.hpp"
 #include "core/dynamics/kinematics.hpp"
+#include "core/io/model_yaml.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/feasibility.hpp"
+#include "core/planning/riding_bound.hpp"
 #include "core/sim/mission.hpp"
 
 using namespace grapple::core;
@@ -184,6 +187,133 @@ class TestEnvelope : public QObject {
     QVERIFY(p.feasible);
     QVERIFY(std::abs(p.joint_torque - arm_flown) < 0.1 * arm_flown + 0.2);
     QVERIFY(std::abs(p.bus_torque - bus_flown) < 0.1 * bus_flown + 0.1);
+  }
+
+  // The bus torque of riding the grasp point (planning/riding_bound) against the run that rides
+  // it: capture_rigid flown with the gripper's tolerance below what tracking achieves (1e-6 m), so
+  // that the hand rides the grasp point past the planned meeting until the abort monitor gives up
+  // on the grasp. At each instant of the hold after the meeting, the torque the bound's inverse
+  // kinematics and dynamics find is the one the capture law asked in flight; the bound (the least,
+  // over the meetings of the window search's span, of the hold's peak) is no more than the flown
+  // hold's peak.
+  void RidingBound_AgainstTheFlight() {
+    AtStart s;
+    const Model& m = s.sim->model();
+    Data d(m, false);
+    const DebrisProperties& P = s.loaded.scenario.debris.properties;
+    const auto sim = simulate("capture_rigid.yaml", {{"controllers[1].tolerance", "1.0e-6"}, {"run.duration", "90"}});
+    const MissionMetrics mm = missionMetrics(*sim);
+    QVERIFY(!mm.grasped);
+    const double meeting = sim->plannedCaptureTime(), hold = s.options.hold;
+    const auto& t = channel(*sim, "time");
+    const auto& bus = channel(*sim, "base.torque_demand");
+    const auto& error = channel(*sim, "plan.ee_error");
+    GraspRider rider(m, s.options, true, P, s.sim->debris(), s.sim->q(), s.sim->v(), s.ee);
+    QCOMPARE(rider.redundancy(), 1);
+    double flown_peak = 0, worst = 0;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] < meeting || t[k] > meeting + hold) continue;
+      QVERIFY(error[k] < 1e-4);  // riding it
+      const RidingSample& r = rider.ride(d, t[k] - 40);
+      QVERIFY(r.certified);
+      const double riding = r.bus_torque.cwiseAbs().maxCoeff();
+      flown_peak = std::max(flown_peak, bus[k]);
+      worst = std::max(worst, std::abs(riding - bus[k]));
+      QVERIFY2(std::abs(riding - bus[k]) < 0.03 * bus[k] + 0.02,
+               qPrintable(QString("t = %1 s: riding %2 N m, flown %3 N m").arg(t[k]).arg(riding).arg(bus[k])));
+      QVERIFY(r.torque <= riding + 1e-12);  // the roll's acceleration can only lower it
+    }
+    const double span = windowSearchSpan(2200, 3, s.sim->debris().w_B.norm());
+    const RidingBound b = ridingBusTorqueBound(m, d, s.options, true, P, s.sim->debris(), s.sim->q(), s.sim->v(), s.ee, span);
+    qInfo("hold from the meeting at %.2f s: bus asked up to %.3f N m in flight, riding %.3f N m off at worst; bound over "
+          "the %.0f s span %.3f N m (meeting %.1f s after 40 s; %d samples, %d not ridden)",
+          meeting, flown_peak, worst, span, b.torque, b.meeting, b.samples, b.samples - b.ridden);
+    QVERIFY(b.computed);
+    QVERIFY(b.torque > 0);
+    QVERIFY(b.torque <= flown_peak + 1e-9);
+  }
+
+  // The riding torque is the rate of the system's angular momentum about its centre of mass
+  // (dynamics/energy: the bodies' momenta, a second algorithm): its integral over two seconds of
+  // riding equals the momentum's change between the configurations and rates found at both ends.
+  void RidingBound_MomentumBalance() {
+    AtStart s;
+    const Model& m = s.sim->model();
+    Data d(m, false);
+    const DebrisProperties& P = s.loaded.scenario.debris.properties;
+    GraspRider rider(m, s.options, true, P, s.sim->debris(), s.sim->q(), s.sim->v(), s.ee);
+    const double t0 = 33, T = 2, h = 0.005;  // about the mission's meeting (73.4 s)
+    const Matrix3 R = quatToMatrix(s.sim->q().segment<4>(3).normalized());  // the bus' held attitude
+    Vector3 integral = Vector3::Zero(), L0, L1;
+    double peak = 0;
+    for (int k = 0; k <= static_cast<int>(std::lround(T / h)); ++k) {
+      const RidingSample& r = rider.ride(d, t0 + k * h);
+      QVERIFY(r.certified);
+      const Vector3 tau = R * r.bus_torque;
+      peak = std::max(peak, tau.norm());
+      integral += (k == 0 || k == std::lround(T / h) ? 0.5 : 1.0) * h * tau;
+      if (k == 0) L0 = angularMomentumAboutCom(m, d, r.q, r.v);
+      L1 = angularMomentumAboutCom(m, d, r.q, r.v);
+    }
+    qInfo("over %.0f s of riding: integral of the torque (%.5f %.5f %.5f) N m s, change of momentum (%.5f %.5f %.5f); peak %.3f N m",
+          T, integral.x(), integral.y(), integral.z(), (L1 - L0).x(), (L1 - L0).y(), (L1 - L0).z(), peak);
+    QVERIFY(peak > 0.1);
+    QVERIFY(((L1 - L0) - integral).norm() < 1e-3 * peak * T);
+  }
+
+  // By hand: a point mass m carried by three massless prismatic joints on a bus of mass M that
+  // does not turn. With the centre of mass c fixed (no momentum), L = m (1 + m/M) (p - c) × ṗ, so
+  // riding a point p(t) on the debris' circle (a steady spin ω about a principal axis through its
+  // centre d: p̈ = -ω² (p - d)) asks τ = m (1 + m/M) (p - c) × p̈ = -m (1 + m/M) ω² (d - c) × (p - d).
+  // No redundancy (3 joints, 3 rows): the bound is the smallest sampled window peak, here
+  // m (1 + m/M) ω² |d - c| r |sin φ| at its least over the hold's windows.
+  void RidingBound_PointMassByHand() {
+    const Model m = loadModelYamlString(R"(format: 1
+model:
+  name: cartesian
+  base: {name: bus, mode: floating, mass: 990, inertia: {xx: 500, yy: 500, zz: 500}}
+  links:
+    - {name: sx, mass: 0, joint: {name: x, type: prismatic, parent: bus, axis: [1, 0, 0]}}
+    - {name: sy, mass: 0, joint: {name: y, type: prismatic, parent: sx, axis: [0, 1, 0]}}
+    - {name: tool, mass: 10, joint: {name: z, type: prismatic, parent: sy, axis: [0, 0, 1]}}
+)", "cartesian.yaml");
+    Data d(m, false);
+    const int ee = m.frameId("tool");
+    QVERIFY(ee >= 0);
+    DebrisProperties P;
+    P.mass = 1000;
+    P.inertia = Vector3(800, 900, 1000).asDiagonal();
+    P.target_B = Vector3(1, 0, 0);  // r = 1 m from the centre of mass
+    DebrisState debris;
+    debris.r_W = Vector3(3, 0, 0);
+    debris.w_B = Vector3(0, 0, 0.1);  // about the principal z axis: p̈ = -ω² (p - d)
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(m.nq), v = Eigen::VectorXd::Zero(m.nv);
+    q[3] = 1;  // the bus' attitude: identity
+    FeasibilityOptions o;
+    o.bus_torque_limit = 5;
+    GraspRider rider(m, o, false, P, debris, q, v, ee);
+    QCOMPARE(rider.redundancy(), 0);
+    const Vector3 c = centerOfMass(m, d, q);
+    const double k = 10 * (1 + 10.0 / 990), w2 = 0.01;
+    for (double t = 0; t < 40; t += 1.3) {
+      const RidingSample& r = rider.ride(d, t);
+      QVERIFY(r.certified);
+      const double phi = 0.1 * t;
+      const Vector3 p_d(std::cos(phi), std::sin(phi), 0);
+      const Vector3 expected = -k * w2 * (debris.r_W - c).cross(p_d);
+      QVERIFY2((r.bus_torque - expected).norm() < 1e-6 * (1 + expected.norm()),
+               qPrintable(QString("t = %1 s: %2 N m, by hand %3 N m").arg(t).arg(r.bus_torque.z()).arg(expected.z())));
+      QCOMPARE(r.torque, r.bus_torque.cwiseAbs().maxCoeff());
+    }
+    // The bound: over meetings in [0, 20] s (φ from 0 to 2.1 rad: |sin φ| least at 0), the hold of
+    // 1 s from φ = 0 has its peak at its end: the windows' least is at k = 0, sampled at 0.9 s
+    // (step 0.1 s): k ω² |d - c| sin(0.09).
+    const RidingBound b = ridingBusTorqueBound(m, d, o, false, P, debris, q, v, ee, 20, 0.1);
+    const double expected = k * w2 * (debris.r_W - c).norm() * std::sin(0.09);
+    qInfo("point mass: bound %.6f N m at the meeting %.2f s; by hand %.6f N m", b.torque, b.meeting, expected);
+    QVERIFY(b.computed);
+    QVERIFY(std::abs(b.torque - expected) < 1e-6 * expected);
+    QCOMPARE(b.meeting, 0.0);
   }
 
   // The pointing task (capture.align): a plan that aligns is predicted to bring the hand's approach

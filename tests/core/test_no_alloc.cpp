@@ -10,6 +10,7 @@
 
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/coriolis.hpp"
+#include "core/dynamics/derivatives.hpp"
 #include "core/dynamics/energy.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
 #include "core/dynamics/hybrid_dynamics.hpp"
@@ -179,6 +180,34 @@ class TestNoAlloc : public QObject {
       call();
       const long n = allocationsOf(call);
       QVERIFY2(n == 0, qPrintable(QString("%1: %2 allocations").arg(file).arg(n)));
+      QVERIFY(std::isfinite(sink));
+    }
+  }
+
+  // The derivatives of the dynamics, once their DynamicsDerivatives is sized: on the rigid chaser
+  // and on a random tree with mimic joints (the projected path).
+  void Derivatives_DoNotAllocate() {
+    std::mt19937 rng(11);
+    grapple::test::RandomTreeOptions o;
+    o.links = 10;
+    o.mimic_fraction = 0.4;
+    for (const Model& m : {loadModelYaml(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/mda_deos.yaml"),
+                           grapple::test::randomTree(rng, o)}) {
+      Data d(m);
+      DynamicsDerivatives der(m);
+      const VectorXd q = randomConfiguration(m, rng);
+      const VectorXd v = VectorXd::Random(m.nv), a = VectorXd::Random(m.nv), tau = VectorXd::Random(m.nv);
+      const BodyWrenches fext(m.nbodies, Vector6::Ones());
+      double sink = 0;
+      auto call = [&] {
+        inverseDynamicsDerivatives(m, d, der, q, v, a, &fext);
+        sink += der.dtau_dq(0, 0);
+        forwardDynamicsDerivatives(m, d, der, q, v, tau);
+        sink += der.ddq_dq(0, 0);
+      };
+      call();
+      const long n = allocationsOf(call);
+      QVERIFY2(n == 0, qPrintable(QString("%1: %2 allocations").arg(QString::fromStdString(m.name)).arg(n)));
       QVERIFY(std::isfinite(sink));
     }
   }

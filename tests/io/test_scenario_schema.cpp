@@ -44,15 +44,18 @@ std::string join(const std::string& parent, const std::string& key) { return par
 void walk(const YAML::Node& map, const std::string& section, std::map<std::string, YAML::Node>& found) {
   for (auto it = map.begin(); it != map.end(); ++it) {
     const std::string name = it->first.Scalar();
+    // A copy: `it->second` is a member of a proxy that dies with the expression (yaml-cpp's
+    // iterator), so a range-for over it would read a dead object (found by AddressSanitizer).
+    const YAML::Node value = it->second;
     std::string path = join(section, name);
     if (!scenarioKey(path) && scenarioKey(join(section, "*"))) path = join(section, "*");
-    found[path] = it->second;
+    found[path] = value;
     const ScenarioKey* key = scenarioKey(path);
     if (!key) continue;  // not in the table: reported by the caller
-    if (key->type == KeyType::kSection && it->second.IsMap()) walk(it->second, path, found);
-    if (key->type == KeyType::kNames && it->second.IsMap()) walk(it->second, path, found);
-    if (key->type == KeyType::kList && it->second.IsSequence()) {
-      for (const YAML::Node& item : it->second) {
+    if (key->type == KeyType::kSection && value.IsMap()) walk(value, path, found);
+    if (key->type == KeyType::kNames && value.IsMap()) walk(value, path, found);
+    if (key->type == KeyType::kList && value.IsSequence()) {
+      for (const YAML::Node& item : value) {
         if (!item.IsMap()) continue;
         if (scenarioKey(path + "[].type") && item["type"].IsScalar()) {
           found[path + "[].type"] = item["type"];
