@@ -5,7 +5,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <png.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +18,12 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+
+#include <osg/BlendFunc>
+#include <osg/Camera>
+#include <osg/Geode>
+#include <osg/Geometry>
+#include <osgText/Text>
 
 #include "core/io/atomic_file.hpp"
 #include "render/offscreen.hpp"
@@ -134,10 +140,16 @@ class FfmpegPipe {
 // recording, and the off-screen renderer.
 struct FrameMaker {
   FrameMaker(const core::Model& model, const core::Scenario& scenario, const Recording& rec, const VideoOptions& o)
-      : recording(rec), options(o), scene(model, scenario), renderer(o.width, o.height, o.samples) {
+      : recording(rec), options(o), scene(model, scenario), renderer(o.width, o.height, o.samples), label(o.width, o.height) {
     scene.setExaggeration(o.exaggeration);
     scene.setOptions(o.scene);
-    renderer.setScene(scene.root());
+    if (o.time_label) {
+      root->addChild(scene.root());
+      root->addChild(label.node());
+      renderer.setScene(root.get());
+    } else {
+      renderer.setScene(scene.root());
+    }
   }
   const std::vector<unsigned char>& draw(int row) {
     scene.update(recording.snapshot(row));
@@ -159,18 +171,18 @@ struct FrameMaker {
       pose.eye += d;
       pose.center += d;
     }
-    frame = renderer.render(pose);
-    if (options.time_label) stampTime(frame.data(), options.width, options.height, recording.time(row));
-    return frame;
+    label.setTime(recording.time(row));
+    return renderer.render(pose);
   }
 
   const Recording& recording;
   const VideoOptions& options;
   CaptureScene scene;
   OffscreenRenderer renderer;
+  TimeLabel label;
+  osg::ref_ptr<osg::Group> root = new osg::Group;  // the scene and the label
   std::vector<core::Vector3> actual, planned;
   std::vector<core::Transform> trail;
-  std::vector<unsigned char> frame;
   std::optional<CameraPose> first;
   core::Vector3 first_hand = core::Vector3::Zero();
 };
@@ -268,97 +280,85 @@ void exportScreenshot(const core::Model& model, const core::Scenario& scenario, 
   writePng(path, frame.data(), o.width, o.height);
 }
 
-namespace {
-
-// 5x7 glyphs, one byte per row (bit 4 = leftmost column).
-struct Glyph {
-  char c;
-  unsigned char rows[7];
-};
-constexpr Glyph kGlyphs[] = {
-    {'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}}, {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
-    {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}}, {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
-    {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}}, {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
-    {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}}, {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
-    {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}}, {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
-    {'.', {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}}, {'=', {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}},
-    {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}}, {'s', {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}},
-    {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}}, {' ', {0, 0, 0, 0, 0, 0, 0}},
-};
-
-void putBig32(std::vector<unsigned char>& out, std::uint32_t v) {
-  for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<unsigned char>(v >> s));
+TimeLabel::TimeLabel(int width, int height) : hud_(new osg::Camera), text_(new osgText::Text), box_(new osg::Geometry) {
+  // A HUD: pixel coordinates, drawn after the scene, over it, unlit.
+  hud_->setReferenceFrame(osg::Transform::ABSOLUTE_RF);
+  hud_->setProjectionMatrixAsOrtho2D(0, width, 0, height);
+  hud_->setViewMatrix(osg::Matrix::identity());
+  hud_->setClearMask(GL_DEPTH_BUFFER_BIT);
+  hud_->setRenderOrder(osg::Camera::POST_RENDER);
+  hud_->setAllowEventFocus(false);
+  osg::StateSet* state = hud_->getOrCreateStateSet();
+  state->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  state->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+  state->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA), osg::StateAttribute::ON);
+  state->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  // Sizes as the frame's: the text 1/20 of its height, in a monospaced face (the box's width
+  // follows from the characters' count).
+  size_ = std::max(6.0, height / 20.0);
+  margin_ = size_ / 6;
+  if (osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile(kTimeLabelFont)) text_->setFont(font);
+  text_->setCharacterSize(static_cast<float>(size_));
+  const unsigned pixels = static_cast<unsigned>(std::lround(size_));  // glyphs drawn texel for pixel
+  text_->setFontResolution(pixels, pixels);
+  text_->setColor(osg::Vec4(1, 1, 1, 1));
+  text_->setAlignment(osgText::Text::LEFT_BOTTOM_BASE_LINE);
+  text_->setDataVariance(osg::Object::DYNAMIC);
+  box_->setVertexArray(new osg::Vec3Array(4));
+  auto* colour = new osg::Vec4Array(1);
+  (*colour)[0] = osg::Vec4(0, 0, 0, 0.5f);  // halves what is behind
+  box_->setColorArray(colour, osg::Array::BIND_OVERALL);
+  box_->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+  box_->setDataVariance(osg::Object::DYNAMIC);
+  box_->setUseDisplayList(false);
+  auto* geode = new osg::Geode;
+  geode->addDrawable(box_.get());
+  geode->addDrawable(text_.get());
+  hud_->addChild(geode);
+  setTime(0);
 }
 
-void chunk(std::vector<unsigned char>& out, const char* type, const unsigned char* data, std::size_t n) {
-  putBig32(out, static_cast<std::uint32_t>(n));
-  const std::size_t at = out.size();
-  out.insert(out.end(), type, type + 4);
-  out.insert(out.end(), data, data + n);
-  putBig32(out, static_cast<std::uint32_t>(::crc32(0, out.data() + at, static_cast<uInt>(n + 4))));
-}
+TimeLabel::~TimeLabel() = default;
 
-}  // namespace
+osg::Node* TimeLabel::node() const { return hud_.get(); }
 
-void stampTime(unsigned char* rgb, int width, int height, double t) {
+void TimeLabel::setTime(double t) {
   char text[32];
   std::snprintf(text, sizeof text, "t = %.2f s", t);
-  const int scale = std::max(1, static_cast<int>(std::lround(height / 180.0)));  // glyphs 7·scale tall
-  const int advance = 6 * scale, n = static_cast<int>(std::strlen(text));
-  const int pad = 2 * scale;
-  const int box_w = std::min(width, n * advance + 2 * pad), box_h = std::min(height, 7 * scale + 2 * pad);
-  const int x0 = std::min(width - box_w, 3 * scale), y0 = std::max(0, height - box_h - 3 * scale);
-  for (int y = y0; y < y0 + box_h; ++y) {  // a dark box, half transparent
-    for (int x = x0; x < x0 + box_w; ++x) {
-      unsigned char* p = rgb + (std::size_t(y) * width + x) * 3;
-      for (int k = 0; k < 3; ++k) p[k] = static_cast<unsigned char>(p[k] / 2);
-    }
-  }
-  for (int i = 0; i < n; ++i) {
-    const Glyph* g = nullptr;
-    for (const Glyph& c : kGlyphs) {
-      if (c.c == text[i]) g = &c;
-    }
-    if (g == nullptr) continue;
-    for (int r = 0; r < 7; ++r) {
-      for (int col = 0; col < 5; ++col) {
-        if (!(g->rows[r] & (0x10 >> col))) continue;
-        for (int dy = 0; dy < scale; ++dy) {
-          for (int dx = 0; dx < scale; ++dx) {
-            const int x = x0 + pad + i * advance + col * scale + dx, y = y0 + pad + r * scale + dy;
-            if (x < 0 || x >= width || y < 0 || y >= height) continue;
-            unsigned char* p = rgb + (std::size_t(y) * width + x) * 3;
-            p[0] = p[1] = p[2] = 255;
-          }
-        }
-      }
-    }
-  }
+  text_->setText(text);
+  // The box: from the margin, the characters' advance (0.6 em in DejaVu Sans Mono) and the
+  // face's descent and ascent around the baseline.
+  const float m = static_cast<float>(margin_), em = static_cast<float>(size_);
+  const float x0 = m, y0 = m, x1 = x0 + 2 * m + 0.6f * em * static_cast<float>(std::strlen(text)), y1 = y0 + 2 * m + 1.2f * em;
+  text_->setPosition(osg::Vec3(x0 + m, y0 + m + 0.25f * em, 0));
+  auto* v = static_cast<osg::Vec3Array*>(box_->getVertexArray());
+  (*v)[0].set(x0, y0, 0);
+  (*v)[1].set(x1, y0, 0);
+  (*v)[2].set(x1, y1, 0);
+  (*v)[3].set(x0, y1, 0);
+  v->dirty();
+  box_->dirtyBound();
 }
 
 void writePng(const std::string& path, const unsigned char* rgb, int width, int height) {
-  // Rows prefixed by filter type 0, deflated whole.
-  std::vector<unsigned char> raw;
-  raw.reserve(std::size_t(height) * (std::size_t(width) * 3 + 1));
-  for (int y = 0; y < height; ++y) {
-    raw.push_back(0);
-    raw.insert(raw.end(), rgb + std::size_t(y) * width * 3, rgb + std::size_t(y + 1) * width * 3);
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  image.width = static_cast<png_uint_32>(width);
+  image.height = static_cast<png_uint_32>(height);
+  image.format = PNG_FORMAT_RGB;
+  png_alloc_size_t size = 0;  // first the size, then the bytes
+  if (png_image_write_get_memory_size(image, size, 0, rgb, 0, nullptr)) {
+    std::string bytes(size, '\0');
+    if (png_image_write_to_memory(&image, bytes.data(), &size, 0, rgb, 0, nullptr)) {
+      bytes.resize(size);
+      checkFolder(path);
+      core::writeFileAtomically(path, bytes);
+      return;
+    }
   }
-  uLongf packed_size = ::compressBound(static_cast<uLong>(raw.size()));
-  std::vector<unsigned char> packed(packed_size);
-  if (::compress2(packed.data(), &packed_size, raw.data(), static_cast<uLong>(raw.size()), 6) != Z_OK) {
-    throw std::runtime_error("cannot write " + path + ": compression failed");
-  }
-  std::vector<unsigned char> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  std::vector<unsigned char> header;
-  putBig32(header, static_cast<std::uint32_t>(width));
-  putBig32(header, static_cast<std::uint32_t>(height));
-  header.insert(header.end(), {8, 2, 0, 0, 0});  // 8-bit RGB, deflate, no filter choice, no interlace
-  chunk(png, "IHDR", header.data(), header.size());
-  chunk(png, "IDAT", packed.data(), packed_size);
-  chunk(png, "IEND", nullptr, 0);
-  checkFolder(path);
-  core::writeFileAtomically(path, std::string(png.begin(), png.end()));
+  const std::string why = image.message;
+  png_image_free(&image);
+  throw std::runtime_error("cannot write " + path + ": " + why);
 }
 
 }  // namespace grapple::render

@@ -11,9 +11,20 @@
 #include <string>
 #include <vector>
 
+#include <osg/ref_ptr>
+
 #include "render/camera.hpp"
 #include "render/recording.hpp"
 #include "render/scene.hpp"
+
+namespace osg {
+class Camera;
+class Geometry;
+class Node;
+}  // namespace osg
+namespace osgText {
+class Text;
+}
 
 namespace grapple::render {
 
@@ -60,11 +71,27 @@ VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario
 void exportScreenshot(const core::Model& model, const core::Scenario& scenario, const Recording& recording, int row,
                       const VideoOptions& options, const std::string& path);
 
-// Draws "t = <seconds> s" (two decimals) into an RGB image (top row first) at its bottom-left
-// corner, white on a darkened box, with a 5x7 bitmap font scaled to the height (7/180 of it).
-void stampTime(unsigned char* rgb, int width, int height, double t);
+// The time label of the frames: "t = <seconds> s" (two decimals) in the bottom-left corner,
+// white osgText (DejaVu Sans Mono Bold; OSG's own font where it is missing) over a box that halves the
+// brightness behind it, on a HUD camera drawn after the scene. Sizes follow the frame's height.
+inline constexpr const char* kTimeLabelFont = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf";
+class TimeLabel {
+ public:
+  TimeLabel(int width, int height);
+  ~TimeLabel();
+  TimeLabel(const TimeLabel&) = delete;
+  TimeLabel& operator=(const TimeLabel&) = delete;
+  osg::Node* node() const;  // add it to the root drawn
+  void setTime(double t);
 
-// Writes an RGB image (top row first) as PNG (zlib-compressed), atomically; throws on failure.
+ private:
+  osg::ref_ptr<osg::Camera> hud_;
+  osg::ref_ptr<osgText::Text> text_;
+  osg::ref_ptr<osg::Geometry> box_;
+  double size_ = 0, margin_ = 0;
+};
+
+// Writes an RGB image (top row first) as PNG (libpng), atomically; throws on failure.
 void writePng(const std::string& path, const unsigned char* rgb, int width, int height);
 
 }  // namespace grapple::render

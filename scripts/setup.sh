@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libeigen3-dev libyaml-cpp-dev libtinyxml2-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqcustomplot-dev
-  libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev zlib1g-dev
+  libopenscenegraph-dev libassimp-dev libgl1-mesa-dri libegl-dev zlib1g-dev libpng-dev fonts-dejavu-core
   xvfb xauth ffmpeg liburdfdom-tools
   libnlopt-cxx-dev libslicot-dev gfortran liblapack-dev libblas-dev
   nlohmann-json3-dev libcli11-dev parallel slurm-wlm munge

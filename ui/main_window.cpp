@@ -585,6 +585,9 @@ void MainWindow::buildTuningDock() {
   auto* dock = new QDockWidget(tr("Tuning"), this);
   dock->setObjectName("dock:tuning");
   tuning_ = new TuningPanel(this, dock);
+  connect(tuning_, &TuningPanel::scenarioFileWritten, this, [this] {
+    if (editor_) editor_->fileWrittenHere();
+  });
   tuning_->setObjectName("tuning");
   dock->setWidget(scrollable(tuning_));
   connect(manipulability_, &ManipulabilityPanel::spaceChanged, this, [this] {

@@ -12,8 +12,6 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "core/dynamics/data.hpp"
-#include "core/dynamics/kinematics.hpp"
 #include "core/sim/channels.hpp"
 
 namespace grapple::ui {
@@ -288,18 +286,7 @@ void ManipulabilityPanel::startMap() {
       return;  // not two revolute joints: no plane
     }
     // The plane in the frame of joint a's parent body, which carries it as the arm moves.
-    int body = 0;
-    for (int i = 1; i < model_->nbodies; ++i) {
-      if (model_->joint[i].nv == 1 && model_->joint[i].idx_v == a) body = model_->parent[i];
-    }
-    core::Data d(*model_, model_->hasFlexibleBodies());
-    core::forwardKinematics(*model_, d, q_);
-    const core::Transform& X = d.X_world[body];
-    plane_body_ = body;
-    plane_in_body_ = plane;
-    plane_in_body_.origin = X.R.transpose() * (plane.origin - X.p);
-    plane_in_body_.u = X.R.transpose() * plane.u;
-    plane_in_body_.v = X.R.transpose() * plane.v;
+    carried_ = core::carryArmPlane(*model_, q_, plane, a);
     plane_now_ = plane;
     const double r = 1.05 * plane.reach;
     pending_ = std::async(std::launch::async, [model = model_, q = q_, o = options(), a, b, plane, r] {
@@ -375,14 +362,7 @@ int ManipulabilityPanel::pathPoints(bool planned) const {
 // The plane and the hand at the configuration shown.
 void ManipulabilityPanel::updatePlaneNow() {
   if (!model_ || q_.size() != model_->nq || ee_frame_ < 0) return;
-  core::Data d(*model_, model_->hasFlexibleBodies());
-  core::forwardKinematics(*model_, d, q_);
-  const core::Transform& X = d.X_world[plane_body_];
-  plane_now_.origin = X.act(plane_in_body_.origin);
-  plane_now_.u = X.R * plane_in_body_.u;
-  plane_now_.v = X.R * plane_in_body_.v;
-  plane_now_.reach = plane_in_body_.reach;
-  hand_now_ = core::framePose(*model_, d, ee_frame_).p;
+  plane_now_ = core::armPlaneAt(*model_, q_, carried_, ee_frame_, &hand_now_);
 }
 
 Eigen::Vector2d ManipulabilityPanel::toPlane(const core::Vector3& x) const {

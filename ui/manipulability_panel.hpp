@@ -112,8 +112,8 @@ class ManipulabilityPanel : public QWidget {
   Eigen::Vector2d marker_xy_ = Eigen::Vector2d::Zero();
   // Plane maps: the plane at the map's configuration in the frame of joint a's parent body (so it
   // moves with the arm's shoulder), and in the inertial frame at the instant shown.
-  int plane_body_ = 0;
-  core::ArmPlane plane_in_body_, plane_now_;
+  core::CarriedArmPlane carried_;
+  core::ArmPlane plane_now_;
   core::Vector3 hand_now_ = core::Vector3::Zero();
   std::vector<core::JointRange> box_;
   QCPItemRect* box_rect_ = nullptr;

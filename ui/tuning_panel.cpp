@@ -21,12 +21,10 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "core/dynamics/data.hpp"
-#include "core/dynamics/mass_matrix.hpp"
+#include "core/analysis/scenario_loops.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_schema.hpp"
 #include "ui/main_window.hpp"
-#include "ui/scenario_editor.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
 
@@ -35,10 +33,6 @@ namespace grapple::ui {
 namespace {
 
 using Range = TuningField::Range;
-
-// The thesis' templates W(s) = (s² + 2ξωs + ω²)/s² (§8.2.3): the bus slow (ω_t, the debris' rate),
-// the arm ten times faster.
-constexpr double kOmegaBus = 0.0698, kOmegaArm = 0.698, kXiTemplate = 0.707;
 
 const QColor kColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
                           QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
@@ -138,236 +132,163 @@ double tuningMinimum(const TuningField& f) {
 
 double tuningMaximum(const TuningField& f) { return std::min(f.bounds.hi, 1e9); }
 
+namespace {
+
+using Joints = std::vector<std::pair<int, std::string>>;
+// Where a controller lives in a Scenario (its index in `controllers`, captured).
+using SpecOf = std::function<core::ControllerSpec&(core::Scenario&)>;
+
+TuningPage attitudePage() {
+  TuningPage p;
+  p.title = QObject::tr("Attitude control");
+  p.fields.push_back(number(kAttitude, "kp", "kp",
+                            [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kp; },
+                            QObject::tr("bus angular acceleration -kp e - kd ω (e: rotation from the held attitude)")));
+  p.fields.push_back(number(kAttitude, "kd", "kd",
+                            [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kd; }));
+  p.fields.push_back(number(kAttitude, "torque_limit", QObject::tr("torque limit"),
+                            [](core::Scenario& x) -> double& { return x.chaser.attitude_control->torque_limit; },
+                            QObject::tr("per axis (thesis Table 8.1: 5 N m)")));
+  TuningField ff;
+  ff.key = "feedforward";
+  ff.label = QObject::tr("arm reaction fed forward");
+  ff.flag = [](core::Scenario& x) -> bool& { return x.chaser.attitude_control->feedforward; };
+  ff.tip = QObject::tr("off: the thesis' AOCS, a plain PD torque that reacts once the bus has turned");
+  p.fields.push_back(ff);
+  return p;
+}
+
+void jointPathFields(TuningPage& p, const core::ControllerSpec& c, const SpecOf& spec) {
+  p.title = QObject::tr("Joint path %1–%2 s").arg(seconds(c.start), seconds(c.start + c.duration));
+  p.fields.push_back(number(kJointPath, "kp", "kp", [spec](core::Scenario& x) -> double& { return spec(x).kp; },
+                            QObject::tr("tracking error dynamics ë + kd ė + kp e = 0")));
+  p.fields.push_back(number(kJointPath, "kd", "kd", [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
+}
+
+void torqueWindowFields(TuningPage& p, const core::ControllerSpec& c, const SpecOf& spec) {
+  p.title = QObject::tr("Torque windows");
+  for (std::size_t j = 0; j < c.windows.size(); ++j) {
+    const std::string w = "windows[" + std::to_string(j) + "].";
+    const QString name = QString::fromStdString(c.windows[j].joint);
+    TuningField amplitude = number(kTorqueWindow, "amplitude", QObject::tr("%1 amplitude").arg(name),
+                                   [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].amplitude; });
+    TuningField divisor = number(kTorqueWindow, "divisor", QObject::tr("%1 divisor").arg(name),
+                                 [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].divisor; },
+                                 QObject::tr("τ = amplitude sin(t / divisor)"));
+    amplitude.key = w + amplitude.key;
+    divisor.key = w + divisor.key;
+    p.fields.push_back(amplitude);
+    p.fields.push_back(divisor);
+  }
+}
+
+// The capture law joint_pd's gains, one Kp and one Kd per joint (the defaults filled into `cap`).
+void captureJointFields(TuningPage& p, core::ControllerSpec::Capture& cap, const Joints& joints, const SpecOf& spec) {
+  const bool central = cap.arm_pd == core::ArmPd::kCentralized;
+  std::vector<double> kp, kd;  // (captureJointGains reads the file's lists while it fills these)
+  core::captureJointGains(cap, joints.size(), kp, kd);
+  cap.joint_kp = kp;
+  cap.joint_kd = kd;
+  for (std::size_t j = 0; j < joints.size(); ++j) {
+    const QString name = QString::fromStdString(joints[j].second);
+    TuningField kp_j = number(kCapture, "joint_kp", j, QObject::tr("%1 Kp").arg(name),
+                              [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kp[j]; },
+                              QObject::tr("joint PD (%1)").arg(QString(core::wordOf(cap.arm_pd, core::kArmPdWords))));
+    TuningField kd_j = number(kCapture, "joint_kd", j, QObject::tr("%1 Kd").arg(name),
+                              [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kd[j]; });
+    if (central) {  // the gains premultiplied by D(q0)
+      kp_j.unit = "1/s²";
+      kd_j.unit = "1/s";
+    }
+    p.fields.push_back(kp_j);
+    p.fields.push_back(kd_j);
+  }
+}
+
+void captureFields(TuningPage& p, core::ControllerSpec& c, const Joints& joints, const SpecOf& spec) {
+  using Capture = core::ControllerSpec::Capture;
+  auto& cap = c.capture;
+  p.title = QObject::tr("Capture from %1 s").arg(seconds(c.start));
+  auto add = [&](const char* key, const char* label, double Capture::*member, const char* tip = nullptr) {
+    p.fields.push_back(number(kCapture, key, QObject::tr(label),
+                              [spec, member](core::Scenario& x) -> double& { return spec(x).capture.*member; },
+                              tip ? QObject::tr(tip) : QString()));
+  };
+  p.fields.push_back(number(kCapture, "kp", "kp", [spec](core::Scenario& x) -> double& { return spec(x).kp; },
+                            QObject::tr("the hand's Cartesian error dynamics")));
+  p.fields.push_back(number(kCapture, "kd", "kd", [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
+  if (cap.law == core::CaptureLaw::kJointPd) captureJointFields(p, cap, joints, spec);
+  if (cap.law == core::CaptureLaw::kTransposeJacobian) {
+    add("force_kp", "hand spring", &Capture::force_kp);
+    add("force_kd", "hand damper", &Capture::force_kd);
+  }
+  add("posture_kp", "posture kp", &Capture::posture_kp, "null-space pull to the start pose");
+  add("posture_kd", "posture kd", &Capture::posture_kd);
+  add("post_kp", "after grasp kp", &Capture::post_kp, "joints held after the grasp (soft: they carry the debris)");
+  add("post_kd", "after grasp kd", &Capture::post_kd);
+  add("damping", "DLS damping λ_max", &Capture::damping, "damped least squares near singularities");
+  add("singular_threshold", "damping below σ", &Capture::singular_threshold);
+  if (cap.reaction_inverse == core::ReactionInverse::kAdjugate) {
+    add("adjugate_limit", "adjugate limit", &Capture::adjugate_limit);
+  }
+  add("tolerance", "grasp distance", &Capture::tolerance);
+  add("speed_tolerance", "grasp speed", &Capture::speed_tolerance);
+  add("hold", "grasp hold", &Capture::hold);
+}
+
+void aerialFields(TuningPage& p, const core::ControllerSpec& c, const Joints& joints, const SpecOf& spec) {
+  using Aerial = core::ControllerSpec::Aerial;
+  p.title = QObject::tr("Aerial");
+  static const char* kBase[6] = {"x", "y", "z", "roll", "pitch", "yaw"};
+  for (const char* key : {"kp", "kv"}) {
+    const bool is_kp = std::string(key) == "kp";
+    const std::size_t n = (is_kp ? c.aerial.kp : c.aerial.kv).size();
+    for (std::size_t j = 0; j < n; ++j) {
+      const QString name = j < 6                   ? QString(kBase[j])
+                            : j - 6 < joints.size() ? QString::fromStdString(joints[j - 6].second)
+                                                    : QString::number(j);
+      p.fields.push_back(number(kAerial, key, j, QString("%1 %2").arg(name, is_kp ? "Kp" : "Kv"),
+                                [spec, j, is_kp](core::Scenario& x) -> double& {
+                                  return is_kp ? spec(x).aerial.kp[j] : spec(x).aerial.kv[j];
+                                }));
+    }
+  }
+  auto add = [&](const char* key, const char* label, double Aerial::*member) {
+    p.fields.push_back(number(kAerial, key, QObject::tr(label),
+                              [spec, member](core::Scenario& x) -> double& { return spec(x).aerial.*member; }));
+  };
+  add("max_rpm", "rotor speed limit", &Aerial::max_rpm);
+  add("k_t", "thrust coefficient", &Aerial::k_t);
+  add("k_p", "drag torque coefficient", &Aerial::k_p);
+  add("rotor_time_constant", "rotor lag", &Aerial::rotor_time_constant);
+  add("joint_time_constant", "joint lag", &Aerial::joint_time_constant);
+}
+
+}  // namespace
+
 std::vector<TuningPage> tuningPages(core::Scenario& s, const core::Model& m) {
   std::vector<TuningPage> pages;
-  const auto joints = oneDofJoints(m);
-  if (s.chaser.attitude_control) {
-    TuningPage p;
-    p.title = QObject::tr("Attitude control");
-    p.fields.push_back(number(kAttitude, "kp", "kp",
-                              [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kp; },
-                              QObject::tr("bus angular acceleration -kp e - kd ω (e: rotation from the held attitude)")));
-    p.fields.push_back(number(kAttitude, "kd", "kd",
-                              [](core::Scenario& x) -> double& { return x.chaser.attitude_control->kd; }));
-    p.fields.push_back(number(kAttitude, "torque_limit", QObject::tr("torque limit"),
-                              [](core::Scenario& x) -> double& { return x.chaser.attitude_control->torque_limit; },
-                              QObject::tr("per axis (thesis Table 8.1: 5 N m)")));
-    TuningField ff;
-    ff.key = "feedforward";
-    ff.label = QObject::tr("arm reaction fed forward");
-    ff.flag = [](core::Scenario& x) -> bool& { return x.chaser.attitude_control->feedforward; };
-    ff.tip = QObject::tr("off: the thesis' AOCS, a plain PD torque that reacts once the bus has turned");
-    p.fields.push_back(ff);
-    pages.push_back(std::move(p));
-  }
+  const Joints joints = oneDofJoints(m);
+  if (s.chaser.attitude_control) pages.push_back(attitudePage());
   for (std::size_t k = 0; k < s.controllers.size(); ++k) {
     core::ControllerSpec& c = s.controllers[k];
     TuningPage p;
     p.controller = static_cast<int>(k);
-    auto spec = [k](core::Scenario& x) -> core::ControllerSpec& { return x.controllers[k]; };
+    const SpecOf spec = [k](core::Scenario& x) -> core::ControllerSpec& { return x.controllers[k]; };
     switch (c.type) {
-      case core::ControllerType::kJointTrajectory:
-        p.title = QObject::tr("Joint path %1–%2 s").arg(seconds(c.start), seconds(c.start + c.duration));
-        p.fields.push_back(number(kJointPath, "kp", "kp",
-                                  [spec](core::Scenario& x) -> double& { return spec(x).kp; },
-                                  QObject::tr("tracking error dynamics ë + kd ė + kp e = 0")));
-        p.fields.push_back(number(kJointPath, "kd", "kd",
-                                  [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
-        break;
-      case core::ControllerType::kTorqueWindows:
-        p.title = QObject::tr("Torque windows");
-        for (std::size_t j = 0; j < c.windows.size(); ++j) {
-          const std::string w = "windows[" + std::to_string(j) + "].";
-          const QString name = QString::fromStdString(c.windows[j].joint);
-          TuningField amplitude = number(kTorqueWindow, "amplitude", QObject::tr("%1 amplitude").arg(name),
-                                         [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].amplitude; });
-          TuningField divisor = number(kTorqueWindow, "divisor", QObject::tr("%1 divisor").arg(name),
-                                       [spec, j](core::Scenario& x) -> double& { return spec(x).windows[j].divisor; },
-                                       QObject::tr("τ = amplitude sin(t / divisor)"));
-          amplitude.key = w + amplitude.key;
-          divisor.key = w + divisor.key;
-          p.fields.push_back(amplitude);
-          p.fields.push_back(divisor);
-        }
-        break;
-      case core::ControllerType::kCapture: {
-        auto& cap = c.capture;
-        p.title = QObject::tr("Capture from %1 s").arg(seconds(c.start));
-        auto cp = [spec](double core::ControllerSpec::Capture::*member) {
-          return [spec, member](core::Scenario& x) -> double& { return spec(x).capture.*member; };
-        };
-        p.fields.push_back(number(kCapture, "kp", "kp",
-                                  [spec](core::Scenario& x) -> double& { return spec(x).kp; },
-                                  QObject::tr("the hand's Cartesian error dynamics")));
-        p.fields.push_back(number(kCapture, "kd", "kd",
-                                  [spec](core::Scenario& x) -> double& { return spec(x).kd; }));
-        if (cap.law == core::CaptureLaw::kJointPd) {
-          const bool central = cap.arm_pd == core::ArmPd::kCentralized;
-          std::vector<double> kp, kd;
-          core::captureJointGains(cap, joints.size(), kp, kd);
-          cap.joint_kp = kp;
-          cap.joint_kd = kd;
-          for (std::size_t j = 0; j < joints.size(); ++j) {
-            const QString name = QString::fromStdString(joints[j].second);
-            TuningField kp_j = number(kCapture, "joint_kp", j, QObject::tr("%1 Kp").arg(name),
-                                      [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kp[j]; },
-                                      QObject::tr("joint PD (%1)").arg(QString(core::wordOf(cap.arm_pd, core::kArmPdWords))));
-            TuningField kd_j = number(kCapture, "joint_kd", j, QObject::tr("%1 Kd").arg(name),
-                                      [spec, j](core::Scenario& x) -> double& { return spec(x).capture.joint_kd[j]; });
-            if (central) {  // the gains premultiplied by D(q0)
-              kp_j.unit = "1/s²";
-              kd_j.unit = "1/s";
-            }
-            p.fields.push_back(kp_j);
-            p.fields.push_back(kd_j);
-          }
-        }
-        if (cap.law == core::CaptureLaw::kTransposeJacobian) {
-          p.fields.push_back(number(kCapture, "force_kp", QObject::tr("hand spring"),
-                                    cp(&core::ControllerSpec::Capture::force_kp)));
-          p.fields.push_back(number(kCapture, "force_kd", QObject::tr("hand damper"),
-                                    cp(&core::ControllerSpec::Capture::force_kd)));
-        }
-        p.fields.push_back(number(kCapture, "posture_kp", QObject::tr("posture kp"),
-                                  cp(&core::ControllerSpec::Capture::posture_kp),
-                                  QObject::tr("null-space pull to the start pose")));
-        p.fields.push_back(number(kCapture, "posture_kd", QObject::tr("posture kd"),
-                                  cp(&core::ControllerSpec::Capture::posture_kd)));
-        p.fields.push_back(number(kCapture, "post_kp", QObject::tr("after grasp kp"),
-                                  cp(&core::ControllerSpec::Capture::post_kp),
-                                  QObject::tr("joints held after the grasp (soft: they carry the debris)")));
-        p.fields.push_back(number(kCapture, "post_kd", QObject::tr("after grasp kd"),
-                                  cp(&core::ControllerSpec::Capture::post_kd)));
-        p.fields.push_back(number(kCapture, "damping", QObject::tr("DLS damping λ_max"),
-                                  cp(&core::ControllerSpec::Capture::damping),
-                                  QObject::tr("damped least squares near singularities")));
-        p.fields.push_back(number(kCapture, "singular_threshold", QObject::tr("damping below σ"),
-                                  cp(&core::ControllerSpec::Capture::singular_threshold)));
-        if (cap.reaction_inverse == core::ReactionInverse::kAdjugate) {
-          p.fields.push_back(number(kCapture, "adjugate_limit", QObject::tr("adjugate limit"),
-                                    cp(&core::ControllerSpec::Capture::adjugate_limit)));
-        }
-        p.fields.push_back(number(kCapture, "tolerance", QObject::tr("grasp distance"),
-                                  cp(&core::ControllerSpec::Capture::tolerance)));
-        p.fields.push_back(number(kCapture, "speed_tolerance", QObject::tr("grasp speed"),
-                                  cp(&core::ControllerSpec::Capture::speed_tolerance)));
-        p.fields.push_back(number(kCapture, "hold", QObject::tr("grasp hold"),
-                                  cp(&core::ControllerSpec::Capture::hold)));
-        break;
-      }
-      case core::ControllerType::kAerial: {
-        p.title = QObject::tr("Aerial");
-        static const char* kBase[6] = {"x", "y", "z", "roll", "pitch", "yaw"};
-        for (const char* key : {"kp", "kv"}) {
-          const bool is_kp = std::string(key) == "kp";
-          const std::size_t n = (is_kp ? c.aerial.kp : c.aerial.kv).size();
-          for (std::size_t j = 0; j < n; ++j) {
-            const QString name = j < 6 ? QString(kBase[j])
-                                       : j - 6 < joints.size() ? QString::fromStdString(joints[j - 6].second)
-                                                               : QString::number(j);
-            p.fields.push_back(number(kAerial, key, j, QString("%1 %2").arg(name, is_kp ? "Kp" : "Kv"),
-                                      [spec, j, is_kp](core::Scenario& x) -> double& {
-                                        return is_kp ? spec(x).aerial.kp[j] : spec(x).aerial.kv[j];
-                                      }));
-          }
-        }
-        auto ap = [spec](double core::ControllerSpec::Aerial::*member) {
-          return [spec, member](core::Scenario& x) -> double& { return spec(x).aerial.*member; };
-        };
-        p.fields.push_back(number(kAerial, "max_rpm", QObject::tr("rotor speed limit"),
-                                  ap(&core::ControllerSpec::Aerial::max_rpm)));
-        p.fields.push_back(number(kAerial, "k_t", QObject::tr("thrust coefficient"),
-                                  ap(&core::ControllerSpec::Aerial::k_t)));
-        p.fields.push_back(number(kAerial, "k_p", QObject::tr("drag torque coefficient"),
-                                  ap(&core::ControllerSpec::Aerial::k_p)));
-        p.fields.push_back(number(kAerial, "rotor_time_constant", QObject::tr("rotor lag"),
-                                  ap(&core::ControllerSpec::Aerial::rotor_time_constant)));
-        p.fields.push_back(number(kAerial, "joint_time_constant", QObject::tr("joint lag"),
-                                  ap(&core::ControllerSpec::Aerial::joint_time_constant)));
-        break;
-      }
+      case core::ControllerType::kJointTrajectory: jointPathFields(p, c, spec); break;
+      case core::ControllerType::kTorqueWindows: torqueWindowFields(p, c, spec); break;
+      case core::ControllerType::kCapture: captureFields(p, c, joints, spec); break;
+      case core::ControllerType::kAerial: aerialFields(p, c, joints, spec); break;
     }
     pages.push_back(std::move(p));
   }
   return pages;
 }
 
-bool scenarioClosedLoop(const core::Scenario& s, const core::Model& m, const Eigen::VectorXd& q_in, double t,
-                        core::ClosedLoopGains& g, QString* description) {
-  if (q_in.size() != m.nq) return false;
-  // The arm controller in charge at t: the last PD loop started by then (else the first).
-  const core::ControllerSpec* arm = nullptr;
-  const core::ControllerSpec* first = nullptr;
-  for (const core::ControllerSpec& c : s.controllers) {
-    const bool pd = (c.type == core::ControllerType::kJointTrajectory && (c.kp > 0 || c.kd > 0)) ||
-                    (c.type == core::ControllerType::kCapture && c.capture.law == core::CaptureLaw::kJointPd);
-    if (!pd) continue;
-    if (!first) first = &c;
-    if (c.start <= t) arm = &c;
-  }
-  if (!arm) arm = first;
-  const bool bus = s.chaser.attitude_control && s.chaser.attitude_control->active() &&
-                   m.base_mode == core::BaseMode::kFloating;
-  if (!bus && !arm) return false;
-
-  Eigen::VectorXd q = q_in;
-  for (const core::FlexibleBody& f : m.flex) {
-    if (f.nf > 0) q.segment(f.idx_q, f.nf).setZero();
-  }
-  core::Data d(m, m.hasFlexibleBodies());
-  const Eigen::MatrixXd D = core::massMatrix(m, d, q);
-  g = core::ClosedLoopGains{};
-  g.Kp = Eigen::MatrixXd::Zero(m.nv, m.nv);
-  g.Kd = Eigen::MatrixXd::Zero(m.nv, m.nv);
-  QStringList parts;
-  if (bus) {
-    // The AOCS as a PD torque H_ωω (kp e + kd ω) on the bus rotation (v[3..5]); its translation free.
-    const auto& ac = *s.chaser.attitude_control;
-    const std::vector<int> rot{3, 4, 5};
-    core::addPdLoops(g, D, rot, Eigen::Vector3d::Constant(ac.kp), Eigen::Vector3d::Constant(ac.kd), true, kOmegaBus,
-                     kXiTemplate);
-    parts << QObject::tr("bus attitude PD");
-  }
-  if (arm) {
-    std::vector<int> idx;
-    Eigen::VectorXd kp, kd;
-    bool centralized = true;
-    const auto joints = oneDofJoints(m);
-    if (arm->type == core::ControllerType::kCapture) {
-      std::vector<double> p, v;
-      core::captureJointGains(arm->capture, joints.size(), p, v);
-      for (const auto& j : joints) idx.push_back(j.first);
-      kp = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
-      kd = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
-      centralized = arm->capture.arm_pd == core::ArmPd::kCentralized;
-      parts << QObject::tr("capture joint PD (%1)").arg(QString(core::wordOf(arm->capture.arm_pd, core::kArmPdWords)));
-    } else {
-      // Computed torque with error dynamics ë + kd ė + kp e = 0: the centralized structure.
-      for (const auto& j : joints) {
-        if (arm->target.count(j.second)) idx.push_back(j.first);
-      }
-      kp = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(idx.size()), arm->kp);
-      kd = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(idx.size()), arm->kd);
-      parts << QObject::tr("joint path PD (as D(q) diag(kp), diag(kd))");
-    }
-    core::addPdLoops(g, D, idx, kp, kd, centralized, kOmegaArm, kXiTemplate);
-  }
-  if (description) *description = parts.join(" + ");
-  return true;
-}
-
-TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent), window_(window) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(2, 2, 2, 2);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  auto* top = new QWidget(split);
-  auto* top_layout = new QVBoxLayout(top);
-  top_layout->setContentsMargins(0, 0, 0, 0);
-  tabs_ = new QTabWidget(top);
-  tabs_->setObjectName("tuningPages");
-  tabs_->setDocumentMode(true);
-  tabs_->setMinimumHeight(170);  // a few rows of the form
-  top_layout->addWidget(tabs_, 1);
+// The row under the pages: apply, save, synthesize (with its instants, progress and cancel),
+// certify.
+QHBoxLayout* TuningPanel::buildButtons(QWidget* top) {
   auto* buttons = new QHBoxLayout;
   apply_ = new QPushButton(tr("Apply and rerun"), top);
   apply_->setObjectName("tuningApply");
@@ -404,7 +325,24 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   buttons->addWidget(synthesis_bar_, 1);
   buttons->addWidget(synthesis_cancel_);
   buttons->addStretch(1);
-  top_layout->addLayout(buttons);
+  connect(apply_, &QPushButton::clicked, this, [this] { applyAndRerun(); });
+  connect(save_, &QPushButton::clicked, this, [this] { saveGains(); });
+  connect(synthesize_, &QPushButton::clicked, this, [this] {
+    if (!startSynthesis()) message_->setText(last_error_);
+  });
+  connect(synthesis_cancel_, &QPushButton::clicked, this, &TuningPanel::cancelSynthesis);
+  connect(certify_, &QPushButton::clicked, this, [this] {
+    if (certification_.running()) {
+      certification_.cancel();
+    } else if (!startCertification()) {
+      message_->setText(last_error_);
+    }
+  });
+  return buttons;
+}
+
+// Under the buttons: the synthesis' and the certification's tables, "use these gains", the message.
+void TuningPanel::buildResults(QWidget* top, QVBoxLayout* top_layout) {
   // The results of an analysis: two columns, read-only, hidden until there is a result.
   auto resultTable = [&](const char* name, const QString& first, const QString& second, int height) {
     auto* t = new QTableWidget(0, 2, top);
@@ -420,36 +358,19 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   };
   synthesis_table_ = resultTable("tuningSynthesisTable", tr("Synthesis"), tr("Value"), 160);
   certified_table_ = resultTable("tuningCertifiedTable", tr("Joint"), tr("Guaranteed stable [deg] (limits)"), 180);
-  connect(certify_, &QPushButton::clicked, this, [this] {
-    if (certification_.valid()) {
-      *certification_stop_ = true;
-    } else if (!startCertification()) {
-      message_->setText(last_error_);
-    }
-  });
-  certification_poll_ = new QTimer(this);
-  certification_poll_->setInterval(50);
-  connect(certification_poll_, &QTimer::timeout, this, &TuningPanel::pollCertification);
   synthesis_use_ = new QPushButton(tr("Use these gains and rerun"), top);
   synthesis_use_->setObjectName("tuningSynthesisUse");
   synthesis_use_->setVisible(false);
   top_layout->addWidget(synthesis_use_, 0, Qt::AlignLeft);
-  connect(synthesize_, &QPushButton::clicked, this, [this] {
-    if (!startSynthesis()) message_->setText(last_error_);
-  });
-  connect(synthesis_cancel_, &QPushButton::clicked, this, &TuningPanel::cancelSynthesis);
   connect(synthesis_use_, &QPushButton::clicked, this, [this] { useSynthesis(); });
-  synthesis_poll_ = new QTimer(this);
-  synthesis_poll_->setInterval(50);
-  connect(synthesis_poll_, &QTimer::timeout, this, &TuningPanel::pollSynthesis);
   message_ = new QLabel(top);
   message_->setWordWrap(true);
   top_layout->addWidget(message_);
-  connect(apply_, &QPushButton::clicked, this, [this] { applyAndRerun(); });
-  connect(save_, &QPushButton::clicked, this, [this] { saveGains(); });
+}
 
-  // The closed loop: poles (complex plane, with the list) and the sensitivity against 1/|W|.
-  loop_box_ = new QWidget(split);
+// The closed loop: poles (complex plane, with the list) and the sensitivity against 1/|W|.
+void TuningPanel::buildLoopPlots(QWidget* parent) {
+  loop_box_ = new QWidget(parent);
   auto* loop_layout = new QVBoxLayout(loop_box_);
   loop_layout->setContentsMargins(0, 0, 0, 0);
   loop_title_ = new QLabel(loop_box_);
@@ -493,6 +414,28 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   bode_plot_->legend->setVisible(true);
   bode_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
   loop_layout->addWidget(bode_plot_, 2);
+}
+
+TuningPanel::TuningPanel(MainWindow* window, QWidget* parent)
+    : QWidget(parent),
+      window_(window),
+      analysis_job_(this, 30, [this] { pollAnalysis(); }),
+      synthesis_(this, 50, [this] { pollSynthesis(); }),
+      certification_(this, 50, [this] { pollCertification(); }) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* top = new QWidget(split);
+  auto* top_layout = new QVBoxLayout(top);
+  top_layout->setContentsMargins(0, 0, 0, 0);
+  tabs_ = new QTabWidget(top);
+  tabs_->setObjectName("tuningPages");
+  tabs_->setDocumentMode(true);
+  tabs_->setMinimumHeight(170);  // a few rows of the form
+  top_layout->addWidget(tabs_, 1);
+  top_layout->addLayout(buildButtons(top));
+  buildResults(top, top_layout);
+  buildLoopPlots(split);
   split->addWidget(top);
   split->addWidget(loop_box_);
   split->setStretchFactor(0, 1);
@@ -504,31 +447,17 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent) : QWidget(parent),
   delay_->setInterval(300);
   connect(delay_, &QTimer::timeout, this, [this] {
     if (!isVisible()) return;
-    if (pending_.valid()) {
+    if (analysis_job_.running()) {
       again_ = true;  // computed again from the newest inputs when this one is done
       return;
     }
-    pending_ = std::async(std::launch::async, analysisJob());
-    poll_->start();
+    startAnalysis();
   });
-  poll_ = new QTimer(this);
-  poll_->setInterval(30);
-  connect(poll_, &QTimer::timeout, this, &TuningPanel::pollAnalysis);
   connect(window_, &MainWindow::scenarioReplaced, this, &TuningPanel::rebuild);
   connect(window_->timeline(), &Timeline::rowChanged, this, [this](int) { scheduleAnalysis(); });
 }
 
-TuningPanel::~TuningPanel() {
-  if (pending_.valid()) pending_.wait();
-  if (synthesis_.valid()) {
-    *synthesis_stop_ = true;
-    synthesis_.wait();
-  }
-  if (certification_.valid()) {
-    *certification_stop_ = true;
-    certification_.wait();
-  }
-}
+TuningPanel::~TuningPanel() = default;  // the jobs cancel and wait
 
 int TuningPanel::capturePage() const {
   for (int k = 0; k < pageCount(); ++k) {
@@ -541,7 +470,7 @@ bool TuningPanel::startSynthesis() {
   last_error_.clear();
   const int page = capturePage();
   SimRunner* runner = window_->runner();
-  if (synthesis_.valid()) last_error_ = tr("A synthesis is running.");
+  if (synthesis_.running()) last_error_ = tr("A synthesis is running.");
   else if (page < 0) last_error_ = tr("Synthesize needs a capture controller with the law joint_pd.");
   else if (!runner) last_error_ = tr("No run to take the configuration from.");
   if (!last_error_.isEmpty()) return false;
@@ -586,42 +515,31 @@ bool TuningPanel::startSynthesis() {
   const std::vector<double>& rolloff = s.controllers[static_cast<std::size_t>(pages_[static_cast<std::size_t>(page)].controller)].capture.joint_rolloff;
   if (!rolloff.empty()) st.rolloff = core::SynthesisStructure::Rolloff::kFixed, st.rolloff_omega = rolloff;
   synthesis_page_ = page;
-  synthesis_stop_ = std::make_shared<std::atomic<bool>>(false);
-  synthesis_done_ = std::make_shared<std::atomic<double>>(0.0);
-  core::SynthesisOptions opt;
-  opt.progress = [stop = synthesis_stop_, done = synthesis_done_](double f) {
-    *done = f;
-    return !*stop;
-  };
   auto model = std::make_shared<const core::Model>(m);
-  synthesis_ = std::async(std::launch::async, [model, qs = synthesis_q_, st, opt] { return core::synthesize(*model, qs, st, opt); });
+  synthesis_.start([model, qs = synthesis_q_, st](const auto& progress) {
+    core::SynthesisOptions opt;
+    opt.progress = progress;
+    return core::synthesize(*model, qs, st, opt);
+  });
   synthesize_->setEnabled(false);
   synthesis_cancel_->setVisible(true);
   synthesis_bar_->setValue(0);
   synthesis_bar_->setVisible(true);
   message_->setText(rows.size() == 1 ? tr("Synthesizing at t = %1 s ...").arg(at.front())
                                      : tr("Synthesizing over %1 configurations (t = %2 s) ...").arg(rows.size()).arg(at.join(", ")));
-  synthesis_poll_->start();
   return true;
 }
 
-void TuningPanel::cancelSynthesis() {
-  if (synthesis_stop_) *synthesis_stop_ = true;
-}
+void TuningPanel::cancelSynthesis() { synthesis_.cancel(); }
 
 void TuningPanel::pollSynthesis() {
-  if (!synthesis_.valid()) {
-    synthesis_poll_->stop();
-    return;
-  }
-  synthesis_bar_->setValue(static_cast<int>(std::lround(100 * synthesis_done_->load())));
-  if (synthesis_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  synthesis_poll_->stop();
+  synthesis_bar_->setValue(static_cast<int>(std::lround(100 * synthesis_.progress())));
+  if (!synthesis_.finished()) return;
   synthesis_bar_->setVisible(false);
   synthesis_cancel_->setVisible(false);
   synthesize_->setEnabled(true);
   try {
-    synthesis_result_ = synthesis_.get();
+    synthesis_result_ = synthesis_.take();
   } catch (const std::exception& e) {
     synthesis_result_.reset();
     last_error_ = QString::fromStdString(e.what());
@@ -670,43 +588,32 @@ void TuningPanel::setSynthesisInstants(const QString& text) { synthesis_instants
 
 bool TuningPanel::startCertification() {
   last_error_.clear();
-  if (certification_.valid()) last_error_ = tr("A μ-analysis is running.");
+  if (certification_.running()) last_error_ = tr("A μ-analysis is running.");
   else if (!has_loop_) last_error_ = tr("Certify ranges needs a PD loop (attitude control or a joint PD).");
   if (!last_error_.isEmpty()) return false;
   const core::Model& m = window_->loaded().model;
-  certification_stop_ = std::make_shared<std::atomic<bool>>(false);
-  certification_done_ = std::make_shared<std::atomic<double>>(0.0);
-  core::RobustOptions opt;
-  opt.progress = [stop = certification_stop_, done = certification_done_](double f) {
-    *done = f;
-    return !*stop;
-  };
   auto model = std::make_shared<const core::Model>(m);
-  certification_ = std::async(std::launch::async, [model, q = q_, gains = gains_, opt] {
+  certification_.start([model, q = q_, gains = gains_](const auto& progress) {
+    core::RobustOptions opt;
+    opt.progress = progress;
     return core::certifyBox(*model, q, gains, core::jointLimitRanges(*model), opt);
   });
   SimRunner* runner = window_->runner();
   certified_time_ = runner ? runner->snapshot(std::max(0, window_->timeline()->row())).time : 0;
   certify_->setText(tr("Cancel μ"));
   message_->setText(tr("μ-analysis at t = %1 s ...").arg(certified_time_, 0, 'f', 2));
-  certification_poll_->start();
   return true;
 }
 
 void TuningPanel::pollCertification() {
-  if (!certification_.valid()) {
-    certification_poll_->stop();
-    return;
-  }
-  if (certification_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+  if (!certification_.finished()) {
     message_->setText(tr("μ-analysis at t = %1 s ... %2 %").arg(certified_time_, 0, 'f', 2)
-                          .arg(std::lround(100 * certification_done_->load())));
+                          .arg(std::lround(100 * certification_.progress())));
     return;
   }
-  certification_poll_->stop();
   certify_->setText(tr("Certify ranges (μ)"));
   try {
-    certified_ = certification_.get();
+    certified_ = certification_.take();
   } catch (const std::exception& e) {  // cancelled (core::RobustCancelled), or a model μ cannot analyse
     certified_.reset();
     certified_table_->setVisible(false);
@@ -801,8 +708,8 @@ void TuningPanel::rebuild() {
   }
   editors_.clear();
   // A certified box holds for the gains and the model it was computed with: gone with them.
-  if (certification_.valid()) {
-    *certification_stop_ = true;
+  if (certification_.running()) {
+    certification_.cancel();
   } else if (certified_) {
     certified_.reset();
     certified_table_->setVisible(false);
@@ -914,7 +821,7 @@ bool TuningPanel::saveGains(bool quiet) {
     if (path.isEmpty()) throw std::runtime_error("no scenario file is open");
     const core::LoadedScenario loaded = edited();
     core::saveScenario(loaded.scenario, path.toStdString());
-    if (window_->editor()) window_->editor()->fileWrittenHere();
+    emit scenarioFileWritten();
   } catch (const std::exception& e) {
     last_error_ = QString::fromStdString(e.what());
     message_->setText(tr("Not saved: %1").arg(last_error_));
@@ -943,9 +850,16 @@ std::function<TuningPanel::AnalysisResult()> TuningPanel::analysisJob() const {
       if (f.nf > 0) r.q.segment(f.idx_q, f.nf).setZero();
     }
     try {
-      r.has_loop = scenarioClosedLoop(scenario, m, r.q, snap.time, r.gains, &r.description);
-      if (r.has_loop) r.analysis = core::analyzeClosedLoop(m, r.q, r.gains, 1e-3, 1e3, 200);
-      r.description = QObject::tr("<b>Closed loop at t = %1 s</b>: %2").arg(snap.time, 0, 'f', 2).arg(r.description);
+      std::optional<core::ScenarioLoops> loops;
+      if (r.q.size() == m.nq) loops = core::scenarioLoops(scenario, m, r.q, core::jointPdControllerAt(scenario, snap.time));
+      r.has_loop = loops.has_value();
+      if (r.has_loop) {
+        r.gains = std::move(loops->gains);
+        r.analysis = core::analyzeClosedLoop(m, r.q, r.gains, 1e-3, 1e3, 200);
+      }
+      r.description = QObject::tr("<b>Closed loop at t = %1 s</b>: %2")
+                          .arg(snap.time, 0, 'f', 2)
+                          .arg(loops ? QString::fromStdString(loops->description) : QString());
     } catch (const std::exception& e) {
       r.has_loop = false;
       r.description = QObject::tr("No closed-loop analysis: %1").arg(QString::fromStdString(e.what()).toHtmlEscaped());
@@ -954,9 +868,12 @@ std::function<TuningPanel::AnalysisResult()> TuningPanel::analysisJob() const {
   };
 }
 
+void TuningPanel::startAnalysis() {
+  analysis_job_.start([job = analysisJob()](const auto&) { return job(); });
+}
+
 void TuningPanel::refreshAnalysis() {
-  if (pending_.valid()) pending_.wait();  // its result is older than this one
-  pending_ = {};
+  analysis_job_.discard();  // its result is older than this one
   again_ = false;
   applyAnalysis(analysisJob()());
 }
@@ -972,17 +889,11 @@ void TuningPanel::applyAnalysis(AnalysisResult r) {
 }
 
 void TuningPanel::pollAnalysis() {
-  if (!pending_.valid()) {
-    poll_->stop();
-    return;
-  }
-  if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  applyAnalysis(pending_.get());
+  if (!analysis_job_.finished()) return;
+  applyAnalysis(analysis_job_.take());
   if (again_) {
     again_ = false;
-    pending_ = std::async(std::launch::async, analysisJob());
-  } else {
-    poll_->stop();
+    startAnalysis();
   }
 }
 

@@ -4,15 +4,12 @@
 // values (validated by the loader itself), the previous run kept as a ghost in the plots; "Save
 // gains" writes them into the scenario file. Below the pages, for the PD loops of the scenario
 // (the attitude control, the joint path's PD, the capture law joint_pd): the linearized closed
-// loop at the instant shown on the timeline with the form's gains (core/analysis/closed_loop):
+// loop at the instant shown on the timeline with the form's gains (core/analysis/scenario_loops):
 // its poles with their damping ratios, and the acceleration sensitivity of each channel against
 // the thesis' template 1/|W(jω)|, with γ_hard.
 #pragma once
 
-#include <atomic>
 #include <functional>
-#include <future>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +22,7 @@
 #include "core/analysis/synthesis.hpp"
 #include "core/io/scenario_schema.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "ui/background_job.hpp"
 
 class QCustomPlot;
 class QDoubleSpinBox;
@@ -36,6 +34,8 @@ class QPushButton;
 class QProgressBar;
 class QTableWidget;
 class QLineEdit;
+class QHBoxLayout;
+class QVBoxLayout;
 
 namespace grapple::ui {
 
@@ -67,16 +67,6 @@ std::vector<TuningPage> tuningPages(core::Scenario& scenario, const core::Model&
 // stop at 1e9).
 double tuningMinimum(const TuningField& field);
 double tuningMaximum(const TuningField& field);
-
-// The linearized closed loop of a scenario's PD loops at configuration q (modal coordinates taken
-// at zero) and instant t: the bus rotation under chaser.attitude_control (H_ωω (kp e + kd ω), the
-// locked inertia's rotation block; the translation free), the joints under the PD of the arm
-// controller in charge at t (the capture's joint_pd, decentralized or centralized, else the joint
-// path's kp, kd as centralized error dynamics D_mm(q) diag(kp)); templates: the thesis' W_b
-// (0.0698 rad/s, 0.707) on the bus, W_m (0.698 rad/s, 0.707) on the joints. Returns false if the
-// scenario has no PD loop. `description` says which loops are in it.
-bool scenarioClosedLoop(const core::Scenario& scenario, const core::Model& model, const Eigen::VectorXd& q, double t,
-                        core::ClosedLoopGains& gains, QString* description = nullptr);
 
 class TuningPanel : public QWidget {
   Q_OBJECT
@@ -128,7 +118,7 @@ class TuningPanel : public QWidget {
   bool startSynthesis();
   void setSynthesisInstants(const QString& text);
   void cancelSynthesis();
-  bool synthesisRunning() const { return synthesis_.valid(); }
+  bool synthesisRunning() const { return synthesis_.running(); }
   const std::optional<core::SynthesisResult>& synthesisResult() const { return synthesis_result_; }
   const Eigen::VectorXd& synthesisConfiguration() const { return synthesis_q_.front(); }
   const std::vector<Eigen::VectorXd>& synthesisConfigurations() const { return synthesis_q_; }
@@ -142,7 +132,7 @@ class TuningPanel : public QWidget {
   // box fills a table and goes to certifiedBox (the manipulability map draws it and marks where
   // the run leaves it). Returns false (reason in lastError()) without a PD loop or while one runs.
   bool startCertification();
-  bool certificationRunning() const { return certification_.valid(); }
+  bool certificationRunning() const { return certification_.running(); }
   const std::optional<core::CertifiedBox>& certification() const { return certified_; }
   QTableWidget* certificationTable() const { return certified_table_; }
 
@@ -153,8 +143,13 @@ class TuningPanel : public QWidget {
   // scenario, a failed or cancelled analysis).
   void certifiedBox(const std::vector<core::JointRange>& box);
   void certificationFinished();
+  // Save gains wrote the scenario's file (the editor then knows the text on disk is its own).
+  void scenarioFileWritten();
 
  private:
+  QHBoxLayout* buildButtons(QWidget* top);
+  void buildResults(QWidget* top, QVBoxLayout* top_layout);
+  void buildLoopPlots(QWidget* parent);
   void buildPage(std::size_t index);
   core::Scenario formScenario() const;  // the working copy with the form's values (unvalidated)
   void scheduleAnalysis();
@@ -169,6 +164,7 @@ class TuningPanel : public QWidget {
     QString description;
   };
   std::function<AnalysisResult()> analysisJob() const;
+  void startAnalysis();
   void applyAnalysis(AnalysisResult r);
   void pollAnalysis();
   void pollSynthesis();
@@ -189,8 +185,7 @@ class TuningPanel : public QWidget {
   QCustomPlot* poles_plot_ = nullptr;
   QCustomPlot* bode_plot_ = nullptr;
   QTimer* delay_ = nullptr;
-  QTimer* poll_ = nullptr;
-  std::future<AnalysisResult> pending_;
+  BackgroundJob<AnalysisResult> analysis_job_;
   bool again_ = false;  // inputs changed while a result was being computed
   QString last_error_;
   bool has_loop_ = false;
@@ -202,20 +197,14 @@ class TuningPanel : public QWidget {
   QPushButton* synthesis_use_ = nullptr;
   QProgressBar* synthesis_bar_ = nullptr;
   QTableWidget* synthesis_table_ = nullptr;
-  QTimer* synthesis_poll_ = nullptr;
-  std::future<core::SynthesisResult> synthesis_;
-  std::shared_ptr<std::atomic<bool>> synthesis_stop_;
-  std::shared_ptr<std::atomic<double>> synthesis_done_;
+  BackgroundJob<core::SynthesisResult> synthesis_;
   std::optional<core::SynthesisResult> synthesis_result_;
   std::vector<Eigen::VectorXd> synthesis_q_{Eigen::VectorXd()};
   QLineEdit* synthesis_instants_ = nullptr;
   int synthesis_page_ = -1;
   QPushButton* certify_ = nullptr;
   QTableWidget* certified_table_ = nullptr;
-  QTimer* certification_poll_ = nullptr;
-  std::future<core::CertifiedBox> certification_;
-  std::shared_ptr<std::atomic<bool>> certification_stop_;
-  std::shared_ptr<std::atomic<double>> certification_done_;
+  BackgroundJob<core::CertifiedBox> certification_;
   std::optional<core::CertifiedBox> certified_;
   double certified_time_ = 0;
 };

@@ -54,59 +54,42 @@ void adoptFolder(const std::string& out, const Campaign& c) {
   writeManifest(out, m);
 }
 
-// The value of each dispersed key, as a JSON array (one number: the number).
-void writeValue(JsonWriter& w, const Value& v) {
-  if (v.isText()) {
-    w.value(v.text);
-  } else if (v.numbers.size() == 1) {
-    w.value(v.numbers[0]);
-  } else {
-    w.vector(Eigen::Map<const Eigen::VectorXd>(v.numbers.data(), static_cast<Eigen::Index>(v.numbers.size())));
-  }
+// The value of each dispersed key: its text, its number, or an array of numbers.
+Json jsonValue(const Value& v) {
+  if (v.isText()) return v.text;
+  if (v.numbers.size() == 1) return v.numbers[0];
+  return v.numbers;
 }
 
 // The "campaign" object each run's summary carries: which run, its drawn values (runs.csv's
 // columns), the values written into the scenario, and those the simulation used.
-void writeCampaignFields(JsonWriter& w, const Campaign& c, const RunValues& v,
-                         const std::vector<std::pair<std::string, Value>>& effective) {
-  w.key("campaign").beginObject();
-  w.key("run").value(static_cast<double>(v.run)).key("seed").value(static_cast<double>(c.seed));
-  w.key("values").beginObject();
+void addCampaignFields(Json& j, const Campaign& c, const RunValues& v,
+                       const std::vector<std::pair<std::string, Value>>& effective) {
+  Json values = Json::object(), assigned = Json::object(), used = Json::object();
   const std::vector<std::string> cols = valueColumns(c);
   std::size_t col = 0;
   for (const Value& x : v.drawn) {
     if (x.isText()) {
-      w.field(cols[col++], x.text);
+      values[cols[col++]] = x.text;
     } else {
-      for (double n : x.numbers) w.field(cols[col++], n);
+      for (double n : x.numbers) values[cols[col++]] = n;
     }
   }
-  w.endObject();
-  w.key("assigned").beginObject();
-  for (const auto& [key, x] : v.assigned) {
-    w.key(key);
-    writeValue(w, x);
-  }
-  w.endObject();
-  w.key("effective").beginObject();
-  for (const auto& [key, x] : effective) {
-    w.key(key);
-    writeValue(w, x);
-  }
-  w.endObject();
-  w.endObject();
+  for (const auto& [key, x] : v.assigned) assigned[key] = jsonValue(x);
+  for (const auto& [key, x] : effective) used[key] = jsonValue(x);
+  j["campaign"] = Json{{"run", v.run}, {"seed", c.seed}, {"values", values}, {"assigned", assigned}, {"effective", used}};
 }
 
 // A run that produced no simulation (its scenario refused, a crash, a timeout).
 std::string failureSummary(const Campaign& c, const RunValues& v, const std::string& error) {
+  Json j{{"scenario", c.name},
+         {"file", c.scenario_path},
+         {"status", "failed: " + error},
+         {"error", error},
+         {"metrics", {{"outcome", "failed"}, {"captured", false}}}};
+  addCampaignFields(j, c, v, {});
   std::ostringstream out;
-  JsonWriter w(out);
-  w.beginObject().field("scenario", c.name).field("file", c.scenario_path);
-  w.field("status", "failed: " + error).field("error", error);
-  w.key("metrics").beginObject().field("outcome", "failed").key("captured").value(false).endObject();
-  writeCampaignFields(w, c, v, {});
-  w.endObject();
-  out << '\n';
+  writeJson(out, j);
   return out.str();
 }
 
@@ -149,7 +132,7 @@ void runOne(const Campaign& c, long run, const std::string& out, bool channels) 
     sim.run();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::ostringstream s;
-    writeRunSummary(s, sim, wall, [&](JsonWriter& w) { writeCampaignFields(w, c, v, effective); });
+    writeRunSummary(s, sim, wall, [&](Json& j) { addCampaignFields(j, c, v, effective); });
     summary = s.str();
     if (channels) {
       std::ofstream f(tmp / "channels.csv");

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/analysis/synthesis.hpp"
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 
 namespace grapple::cli {
 
@@ -132,39 +132,33 @@ int runDesign(const DesignArgs& a) {
   };
 
   if (json) {
-    JsonWriter w(std::cout);
-    w.beginObject().field("scenario", path).field("controller", controller);
-    w.field("structure", thesis ? "thesis" : "scenario").field("joints", st.centralized ? "centralized" : "decentralized");
-    w.field("model", qs.size() == 1 ? "mono" : "multi");
-    w.key("configurations").beginArray();
+    Json configurations = Json::array();
     for (std::size_t k = 0; k < qs.size(); ++k) {
-      w.beginObject().field("label", labels[k]).key("q").vector(qs[k]);
-      w.field("gamma_hard", each[k].upper).field("omega_peak_rad_s", std::isinf(each[k].omega_peak) ? -1.0 : each[k].omega_peak);
-      w.endObject();
+      configurations.push_back({{"label", labels[k]}, {"q", jsonArray(qs[k])}, {"gamma_hard", each[k].upper},
+                                {"omega_peak_rad_s", std::isinf(each[k].omega_peak) ? -1.0 : each[k].omega_peak}});
     }
-    w.endArray();
-    w.field("gamma_hard", r.gamma_hard).field("gamma_soft", r.gamma_soft).field("feasible", r.feasible);
-    w.field("hard_level", a.options.hard_level);
-    w.key("joint_kp").vector(r.joint_kp);
-    w.key("joint_kd").vector(r.joint_kd);
-    if (rolloff) w.field("rolloff", st.rolloff == SynthesisStructure::Rolloff::kTuned ? "tuned" : "fixed").key("joint_rolloff").vector(r.joint_rolloff);
+    Json j{{"scenario", path}, {"controller", controller}, {"structure", thesis ? "thesis" : "scenario"},
+           {"joints", st.centralized ? "centralized" : "decentralized"}, {"model", qs.size() == 1 ? "mono" : "multi"},
+           {"configurations", configurations}, {"gamma_hard", r.gamma_hard}, {"gamma_soft", r.gamma_soft},
+           {"feasible", r.feasible}, {"hard_level", a.options.hard_level}, {"joint_kp", jsonArray(r.joint_kp)},
+           {"joint_kd", jsonArray(r.joint_kd)}};
+    if (rolloff) {
+      j.update({{"rolloff", st.rolloff == SynthesisStructure::Rolloff::kTuned ? "tuned" : "fixed"},
+                {"joint_rolloff", jsonArray(r.joint_rolloff)}});
+    }
     if (st.base == SynthesisStructure::Base::kAttitudeScalar) {
-      w.field("attitude_kp", r.attitude_kp).field("attitude_kd", r.attitude_kd);
+      j.update({{"attitude_kp", r.attitude_kp}, {"attitude_kd", r.attitude_kd}});
     } else if (st.base == SynthesisStructure::Base::kAttitudeBlocks) {
-      w.key("kp_rot").matrix(r.kp_rot);
-      w.key("kd_rot").matrix(r.kd_rot);
+      j.update({{"kp_rot", jsonMatrix(r.kp_rot)}, {"kd_rot", jsonMatrix(r.kd_rot)}});
     }
-    w.field("kp_positive_definite", r.kp_positive_definite).field("kd_positive_definite", r.kd_positive_definite);
-    w.field("kp_min_eigenvalue", r.kp_min_eigenvalue).field("kd_min_eigenvalue", r.kd_min_eigenvalue);
-    w.field("evaluations", r.evaluations).field("solver", r.message);
+    j.update({{"kp_positive_definite", r.kp_positive_definite}, {"kd_positive_definite", r.kd_positive_definite},
+              {"kp_min_eigenvalue", r.kp_min_eigenvalue}, {"kd_min_eigenvalue", r.kd_min_eigenvalue},
+              {"evaluations", r.evaluations}, {"solver", r.message}});
     if (worst) {
-      w.key("worst_case").beginObject().field("samples", samples).field("gamma_hard", worst->gamma);
-      w.field("gamma_hard_db", 20 * std::log10(worst->gamma)).field("unstable", worst->unstable);
-      w.key("joints").vector(jointAngles(worst->q));
-      w.endObject();
+      j["worst_case"] = {{"samples", samples}, {"gamma_hard", worst->gamma}, {"gamma_hard_db", 20 * std::log10(worst->gamma)},
+                         {"unstable", worst->unstable}, {"joints", jsonArray(jointAngles(worst->q))}};
     }
-    w.endObject();
-    std::cout << '\n';
+    writeJson(std::cout, j);
     return 0;
   }
   std::cout << "Structured H-infinity synthesis (thesis §8.2.3): " << (qs.size() == 1 ? "mono-model" : "multi-model")

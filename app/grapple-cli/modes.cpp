@@ -8,7 +8,7 @@
 
 #include "core/analysis/modal.hpp"
 #include "core/dynamics/configuration.hpp"
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 #include "core/io/model_yaml.hpp"
 
 namespace grapple::cli {
@@ -30,25 +30,25 @@ int runModes(const ModesArgs& a) {
     return names[best];
   };
   if (json) {
-    JsonWriter w(std::cout);
-    w.beginObject().field("model", m.name).field("file", path);
-    w.key("bodies").beginArray();
+    Json bodies = Json::array();
     for (int i = 0; i < m.nbodies; ++i) {
       const FlexibleBody& f = m.flex[i];
       if (f.nf == 0) continue;
-      w.beginObject().field("body", m.body_name[i]).field("model", flexModelName(f.model));
-      w.field("kind", f.beam ? "segment (clamped-loaded)" : "appendage (modal participation)");
-      w.field("modes", f.mode_names).key("frequency_rad_s").vector(f.frequency);
-      w.endObject();
+      bodies.push_back({{"body", m.body_name[i]},
+                        {"model", flexModelName(f.model)},
+                        {"kind", f.beam ? "segment (clamped-loaded)" : "appendage (modal participation)"},
+                        {"modes", f.mode_names},
+                        {"frequency_rad_s", jsonArray(f.frequency)}});
     }
-    w.endArray();
-    w.key("coupled").beginObject();
-    w.key("frequency_rad_s").vector(modal.frequency);
-    w.key("damping_ratio").vector(modal.damping_ratio);
     std::vector<std::string> dom;
     for (int k = 0; k < modal.frequency.size(); ++k) dom.push_back(dominant(k));
-    w.field("dominant_coordinate", dom);
-    w.endObject().endObject();
+    writeJson(std::cout, Json{{"model", m.name},
+                              {"file", path},
+                              {"bodies", bodies},
+                              {"coupled",
+                               {{"frequency_rad_s", jsonArray(modal.frequency)},
+                                {"damping_ratio", jsonArray(modal.damping_ratio)},
+                                {"dominant_coordinate", dom}}}});
     return 0;
   }
   char line[256];

@@ -11,7 +11,7 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/yaml_util.hpp"
 #include "core/math/rotation.hpp"
@@ -228,71 +228,56 @@ ProbeState readState(const YAML::Node& doc, const std::string& path, const Model
 void writeProbe(std::ostream& out, const Model& m, const std::string& model_path, ProbeState& s) {
   Data d(m);
   const BodyWrenches* fext = s.has_fext ? &s.fext : nullptr;
-  JsonWriter w(out);
-  w.beginObject();
-  w.key("model").beginObject();
-  w.field("file", model_path).field("name", m.name).field("base_mode", baseModeName(m.base_mode));
-  w.field("nq", m.nq).field("nv", m.nv).field("nbodies", m.nbodies).field("mass_kg", m.totalMass());
-  w.endObject();
-  w.key("coordinates").beginObject();
-  w.field("configuration", m.configurationNames()).field("velocity", m.velocityNames());
-  w.endObject();
-  w.key("q").vector(s.q).key("v").vector(s.v);
-
-  w.key("mass_matrix").matrix(massMatrix(m, d, s.q));
+  Json j{{"model",
+          {{"file", model_path},
+           {"name", m.name},
+           {"base_mode", baseModeName(m.base_mode)},
+           {"nq", m.nq},
+           {"nv", m.nv},
+           {"nbodies", m.nbodies},
+           {"mass_kg", m.totalMass()}}},
+         {"coordinates", {{"configuration", m.configurationNames()}, {"velocity", m.velocityNames()}}},
+         {"q", jsonArray(s.q)},
+         {"v", jsonArray(s.v)}};
+  j["mass_matrix"] = jsonMatrix(massMatrix(m, d, s.q));
   const Eigen::MatrixXd C = coriolisMatrix(m, d, s.q, s.v);
-  w.key("coriolis_matrix").matrix(C);
-  w.key("coriolis_times_velocity").vector(C * s.v);
-  w.key("nonlinear_effects").vector(nonlinearEffects(m, d, s.q, s.v, fext));
-
-  w.key("forward_dynamics").beginObject();
-  w.key("tau").vector(s.tau);
-  w.key("acceleration").vector(forwardDynamics(m, d, s.q, s.v, s.tau, fext));
-  w.endObject();
-
-  w.key("inverse_dynamics").beginObject();
-  w.key("acceleration").vector(s.a);
-  w.key("tau").vector(inverseDynamics(m, d, s.q, s.v, s.a, fext));
-  if (m.hasFreeBase()) w.key("base_reaction_wrench").vector(baseReactionWrench(m, d));
-  w.endObject();
+  j["coriolis_matrix"] = jsonMatrix(C);
+  j["coriolis_times_velocity"] = jsonArray(C * s.v);
+  j["nonlinear_effects"] = jsonArray(nonlinearEffects(m, d, s.q, s.v, fext));
+  j["forward_dynamics"] = {{"tau", jsonArray(s.tau)}, {"acceleration", jsonArray(forwardDynamics(m, d, s.q, s.v, s.tau, fext))}};
+  Json& inverse = j["inverse_dynamics"] = {{"acceleration", jsonArray(s.a)},
+                                           {"tau", jsonArray(inverseDynamics(m, d, s.q, s.v, s.a, fext))}};
+  if (m.hasFreeBase()) inverse["base_reaction_wrench"] = jsonArray(baseReactionWrench(m, d));
 
   if (m.base_mode == BaseMode::kFloating) {
-    w.key("floating_inverse_dynamics").beginObject();
     const VectorXd tau = inverseDynamicsFloatingBase(m, d, s.q, s.v, s.a, fext);
-    w.key("base_acceleration").vector(d.ddq.head<6>());
-    w.key("joint_torques").vector(tau.tail(m.nv - 6));
-    w.key("base_reaction_wrench").vector(baseReactionWrench(m, d));
-    w.endObject();
+    j["floating_inverse_dynamics"] = {{"base_acceleration", jsonArray(d.ddq.head<6>())},
+                                      {"joint_torques", jsonArray(tau.tail(m.nv - 6))},
+                                      {"base_reaction_wrench", jsonArray(baseReactionWrench(m, d))}};
   }
 
   if (s.jacobian) {
     const JacobianRequest& jr = *s.jacobian;
     forwardKinematics(m, d, s.q);
     const Eigen::MatrixXd J = frameJacobian(m, d, jr.frame, jr.point, jr.reference);
-    w.key("jacobian").beginObject();
-    w.field("link", m.frames[jr.frame].name);
-    w.key("point").vector(jr.point);
-    w.field("frame", jr.reference == ReferenceFrame::kWorld ? "world" : "link");
-    w.key("J").matrix(J);
+    Json& jac = j["jacobian"] = {{"link", m.frames[jr.frame].name},
+                                 {"point", jsonArray(jr.point)},
+                                 {"frame", jr.reference == ReferenceFrame::kWorld ? "world" : "link"},
+                                 {"J", jsonMatrix(J)}};
     if (m.hasFreeBase()) {
-      w.key("J0").matrix(J.leftCols<6>());
-      w.key("Jm").matrix(J.rightCols(m.nv - 6));
-      if (m.nv > 6) {
-        w.key("generalized").matrix(generalizedJacobian(m, d, s.q, jr.frame, jr.point, jr.reference));
-      }
+      jac["J0"] = jsonMatrix(J.leftCols<6>());
+      jac["Jm"] = jsonMatrix(J.rightCols(m.nv - 6));
+      if (m.nv > 6) jac["generalized"] = jsonMatrix(generalizedJacobian(m, d, s.q, jr.frame, jr.point, jr.reference));
     }
-    w.endObject();
   }
 
   const Vector6 h = momentum(m, d, s.q, s.v);
-  w.key("momentum").beginObject();
-  w.key("linear").vector(h.head<3>());
-  w.key("angular_about_origin").vector(h.tail<3>());
-  w.key("angular_about_com").vector(angularMomentumAboutCom(m, d, s.q, s.v));
-  w.endObject();
-  w.field("kinetic_energy", kineticEnergy(m, d, s.q, s.v));
-  w.key("center_of_mass").vector(centerOfMass(m, d, s.q));
-  w.endObject();
+  j["momentum"] = {{"linear", jsonArray(h.head<3>())},
+                   {"angular_about_origin", jsonArray(h.tail<3>())},
+                   {"angular_about_com", jsonArray(angularMomentumAboutCom(m, d, s.q, s.v))}};
+  j["kinetic_energy"] = kineticEnergy(m, d, s.q, s.v);
+  j["center_of_mass"] = jsonArray(centerOfMass(m, d, s.q));
+  writeJson(out, j);
 }
 
 }  // namespace

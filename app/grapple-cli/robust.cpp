@@ -11,10 +11,9 @@
 #include <iostream>
 
 #include "core/analysis/robust.hpp"
+#include "core/analysis/scenario_loops.hpp"
 #include "core/analysis/synthesis.hpp"
-#include "core/dynamics/data.hpp"
-#include "core/dynamics/mass_matrix.hpp"
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 
 namespace grapple::cli {
 
@@ -23,32 +22,6 @@ using namespace grapple::core;
 namespace {
 
 constexpr double kDeg = 3.14159265358979323846 / 180;
-constexpr double kOmegaBus = 0.0698, kOmegaArm = 0.698, kXiTemplate = 0.707;  // thesis §8.2.3
-
-// The file's loops at q: the attitude control as H_ωω (kp, kd) on the bus rotation, the joint PD
-// as joint_pd's gains (centralized: premultiplied by D(q)).
-ClosedLoopGains scenarioGains(const Model& m, const Scenario& s, const ControllerSpec& c, const Eigen::VectorXd& q) {
-  Data d(m);
-  const Eigen::MatrixXd D = massMatrix(m, d, q);
-  ClosedLoopGains g;
-  g.Kp = Eigen::MatrixXd::Zero(m.nv, m.nv);
-  g.Kd = Eigen::MatrixXd::Zero(m.nv, m.nv);
-  if (s.chaser.attitude_control && s.chaser.attitude_control->active() && m.base_mode == BaseMode::kFloating) {
-    const auto& ac = *s.chaser.attitude_control;
-    addPdLoops(g, D, {3, 4, 5}, Eigen::Vector3d::Constant(ac.kp), Eigen::Vector3d::Constant(ac.kd), true, kOmegaBus,
-               kXiTemplate);
-  }
-  std::vector<int> joints;
-  for (int b = 1; b < m.nbodies; ++b) {
-    if (m.joint[b].nv == 1) joints.push_back(m.joint[b].idx_v);
-  }
-  std::vector<double> kp, kd;
-  captureJointGains(c.capture, joints.size(), kp, kd);
-  addPdLoops(g, D, joints, Eigen::Map<const Eigen::VectorXd>(kp.data(), static_cast<Eigen::Index>(kp.size())),
-             Eigen::Map<const Eigen::VectorXd>(kd.data(), static_cast<Eigen::Index>(kd.size())),
-             c.capture.arm_pd == core::ArmPd::kCentralized, kOmegaArm, kXiTemplate);
-  return g;
-}
 
 std::string degrees(double a) {
   char buf[32];
@@ -109,7 +82,7 @@ int runRobust(const RobustArgs& a) {
                   r.gamma_hard, r.gamma_soft, r.kp_positive_definite ? "PD" : "NOT PD", r.kd_positive_definite ? "PD" : "NOT PD");
     what = buf;
   } else {
-    gains = scenarioGains(model, scenario, spec, q);
+    gains = scenarioLoops(scenario, model, q, &spec)->gains;  // (spec is a PD loop: never nullopt)
     what = "the file's gains";
   }
   std::vector<int> order;
@@ -125,25 +98,22 @@ int runRobust(const RobustArgs& a) {
   const char* form = options.form == RotationParameter::kTan2 ? "sigma2" : "sigma4";
 
   if (json) {
-    JsonWriter w(std::cout);
-    w.beginObject().field("scenario", path).field("controller", controller).field("gains", what);
-    w.field("parameterization", form).field("goal", performance ? "performance" : "stability");
-    if (performance) w.field("performance_level", options.performance_level);
-    w.field("iterative", iterative.empty() ? "none" : iterative).field("nominal_stable", c.nominal_stable);
-    w.field("certified", c.certified);
-    w.key("step_mu_upper").vector(Eigen::Map<const Eigen::VectorXd>(c.step_mu.data(), static_cast<Eigen::Index>(c.step_mu.size())));
-    w.field("mu_upper", c.final_sweep.upper_peak).field("mu_complex_upper", c.final_sweep.complex_peak);
-    w.field("mu_lower", c.final_sweep.lower).field("omega_peak_rad_s", c.final_sweep.omega_peak);
-    w.key("joints").beginArray();
+    Json j{{"scenario", path}, {"controller", controller}, {"gains", what}, {"parameterization", form},
+           {"goal", performance ? "performance" : "stability"}};
+    if (performance) j["performance_level"] = options.performance_level;
+    j.update({{"iterative", iterative.empty() ? "none" : iterative}, {"nominal_stable", c.nominal_stable},
+              {"certified", c.certified}, {"step_mu_upper", c.step_mu}, {"mu_upper", c.final_sweep.upper_peak},
+              {"mu_complex_upper", c.final_sweep.complex_peak}, {"mu_lower", c.final_sweep.lower},
+              {"omega_peak_rad_s", c.final_sweep.omega_peak}});
+    Json& joints = j["joints"] = Json::array();
     for (std::size_t k = 0; k < c.box.size(); ++k) {
       const bool fixed = std::find(c.fixed.begin(), c.fixed.end(), c.box[k].body) != c.fixed.end();
-      w.beginObject().field("body", c.box[k].body).field("limit_lower_deg", c.limits[k].lower / kDeg);
-      w.field("limit_upper_deg", c.limits[k].upper / kDeg).field("lower_deg", c.box[k].lower / kDeg);
-      w.field("upper_deg", c.box[k].upper / kDeg).field("in_analysis", !fixed).endObject();
+      joints.push_back({{"body", c.box[k].body}, {"limit_lower_deg", c.limits[k].lower / kDeg},
+                        {"limit_upper_deg", c.limits[k].upper / kDeg}, {"lower_deg", c.box[k].lower / kDeg},
+                        {"upper_deg", c.box[k].upper / kDeg}, {"in_analysis", !fixed}});
     }
-    w.endArray();
-    w.field("sweeps", c.sweeps).field("seconds", seconds).endObject();
-    std::cout << '\n';
+    j.update({{"sweeps", c.sweeps}, {"seconds", seconds}});
+    writeJson(std::cout, j);
     return 0;
   }
   std::cout << "mu-analysis (thesis §8.3): " << (performance ? "robust performance" : "robust stability") << ", " << form

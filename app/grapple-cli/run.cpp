@@ -14,7 +14,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/sim/mission.hpp"
@@ -28,70 +28,64 @@ namespace fs = std::filesystem;
 namespace {
 
 void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall,
-                      const std::function<void(JsonWriter&)>& extra = {}) {
+                      const std::function<void(Json&)>& extra = {}) {
   const Scenario& s = sim.scenario();
   const Model& model = sim.model();
   const SimulationStats st = sim.stats();
-  JsonWriter w(out);
-  w.beginObject();
-  w.field("scenario", s.name).field("file", s.file);
-  w.field("status", sim.failure().empty() ? std::string("completed") : "failed: " + sim.failure());
-  w.key("model").beginObject();
-  w.field("name", model.name).field("base_mode", baseModeName(model.base_mode));
-  w.field("nq", model.nq).field("nv", model.nv).field("modal_coordinates", model.nflex);
-  w.endObject();
-  w.key("settings").beginObject();
   const RunSettings& run = s.run;
-  w.field("duration_s", run.duration);
-  w.field("integrator", integratorName(run.integrator));
+  Json j{{"scenario", s.name},
+         {"file", s.file},
+         {"status", sim.failure().empty() ? std::string("completed") : "failed: " + sim.failure()},
+         {"model",
+          {{"name", model.name},
+           {"base_mode", baseModeName(model.base_mode)},
+           {"nq", model.nq},
+           {"nv", model.nv},
+           {"modal_coordinates", model.nflex}}}};
+  Json& settings = j["settings"] = Json{{"duration_s", run.duration}, {"integrator", integratorName(run.integrator)}};
   if (run.integrator == IntegratorType::kRk4) {
-    w.field("step_s", run.step);
+    settings["step_s"] = run.step;
   } else {
-    w.field("rtol", run.rtol).field("atol", run.atol).field("max_step_s", run.max_step);
-    if (run.integrator == IntegratorType::kQuasiStatic) w.field("quasi_static_above_rad_s", run.quasi_static_above);
+    settings["rtol"] = run.rtol;
+    settings["atol"] = run.atol;
+    settings["max_step_s"] = run.max_step;
+    if (run.integrator == IntegratorType::kQuasiStatic) settings["quasi_static_above_rad_s"] = run.quasi_static_above;
   }
-  w.field("record_rate_hz", run.record_rate);
-  w.field("control_rate_hz", run.control_rate);
-  w.endObject();
-  w.key("results").beginObject();
-  w.field("simulated_s", sim.time()).field("rows", sim.recorder().rows());
-  w.field("wall_time_s", wall);
-  w.field("real_time_factor", wall > 0 ? sim.time() / wall : 0.0);
-  w.field("evaluations", static_cast<double>(st.evaluations));
-  w.field("steps", static_cast<double>(st.steps)).field("rejected_steps", static_cast<double>(st.rejected));
-  w.endObject();
-  w.key("metrics").beginObject();
-  for (const MetricValue& v : metricValues(m)) w.field(v.key, v.value);
+  settings["record_rate_hz"] = run.record_rate;
+  settings["control_rate_hz"] = run.control_rate;
+  j["results"] = Json{{"simulated_s", sim.time()},
+                      {"rows", sim.recorder().rows()},
+                      {"wall_time_s", wall},
+                      {"real_time_factor", wall > 0 ? sim.time() / wall : 0.0},
+                      {"evaluations", st.evaluations},
+                      {"steps", st.steps},
+                      {"rejected_steps", st.rejected}};
+  Json& metrics = j["metrics"] = Json::object();
+  for (const MetricValue& v : metricValues(m)) metrics[v.key] = v.value;
   if (m.has_capture || m.outcome == Outcome::kFailed) {
-    w.field("outcome", std::string(outcomeName(m.outcome)));
-    w.field("outcome_reason", m.outcome_reason);
+    metrics["outcome"] = std::string(outcomeName(m.outcome));
+    metrics["outcome_reason"] = m.outcome_reason;
   }
   if (m.has_capture) {
-    w.key("captured").value(m.captured());  // grasped with every requirement met
-    w.key("grasped").value(m.grasped);
-    w.key("violations").beginArray();
+    metrics["captured"] = m.captured();  // grasped with every requirement met
+    metrics["grasped"] = m.grasped;
+    Json& violations = metrics["violations"] = Json::array();
     for (const Violation& v : m.violations) {
-      w.beginObject().field("requirement", v.requirement).field("unit", v.unit).field("limit", v.limit);
-      w.field("worst", v.worst).field("worst_time_s", v.worst_time).field("first_time_s", v.first_time).endObject();
+      violations.push_back({{"requirement", v.requirement}, {"unit", v.unit}, {"limit", v.limit}, {"worst", v.worst},
+                            {"worst_time_s", v.worst_time}, {"first_time_s", v.first_time}});
     }
-    w.endArray();
-    w.key("requirements").beginArray();
+    Json& requirements = metrics["requirements"] = Json::array();
     for (const RequirementCheck& c : m.requirements) {
-      w.beginObject().field("requirement", c.requirement).field("unit", c.unit).field("limit", c.limit);
-      w.field("worst", c.worst).field("worst_time_s", c.worst_time).key("met").value(c.met);
-      w.field("description", c.description).endObject();
+      requirements.push_back({{"requirement", c.requirement}, {"unit", c.unit}, {"limit", c.limit}, {"worst", c.worst},
+                              {"worst_time_s", c.worst_time}, {"met", c.met}, {"description", c.description}});
     }
-    w.endArray();
   }
-  w.endObject();
-  w.key("events").beginArray();
+  Json& events = j["events"] = Json::array();
   for (const SimulationEvent& e : sim.events()) {
-    w.beginObject().field("time_s", e.time).field("kind", e.kind).field("detail", e.detail).endObject();
+    events.push_back({{"time_s", e.time}, {"kind", e.kind}, {"detail", e.detail}});
   }
-  w.endArray();
-  if (extra) extra(w);
-  w.endObject();
-  out << '\n';
+  if (extra) extra(j);
+  writeJson(out, j);
 }
 
 void printSummary(std::ostream& out, const Simulation& sim, const MissionMetrics& m, double wall) {
@@ -166,7 +160,7 @@ void printSummary(std::ostream& out, const Simulation& sim, const MissionMetrics
 // the like) is a LoadError on the scenario file. The robot file's warnings go to stderr.
 }  // namespace
 
-void writeRunSummary(std::ostream& out, const Simulation& sim, double wall, const std::function<void(JsonWriter&)>& extra) {
+void writeRunSummary(std::ostream& out, const Simulation& sim, double wall, const std::function<void(Json&)>& extra) {
   writeSummaryJson(out, sim, missionMetrics(sim), wall, extra);
 }
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <ostream>
 
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 #include "core/sim/simulation.hpp"
 
 namespace grapple::cli {
@@ -13,6 +13,6 @@ namespace grapple::cli {
 // The metrics of a finished (or failed) simulation and its summary; `extra` adds fields at the
 // end of the top-level object (the campaign adds its run's values there).
 void writeRunSummary(std::ostream& out, const core::Simulation& sim, double wall,
-                     const std::function<void(core::JsonWriter&)>& extra = {});
+                     const std::function<void(core::Json&)>& extra = {});
 
 }  // namespace grapple::cli

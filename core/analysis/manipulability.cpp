@@ -28,12 +28,15 @@ std::vector<int> jointColumns(const Model& m) {
   return cols;
 }
 
-int qIndexOf(const Model& m, int v_index) {
+// The body of the 1-DOF joint with velocity index v_index.
+int bodyOfJoint(const Model& m, int v_index) {
   for (int b = 1; b < m.nbodies; ++b) {
-    if (m.joint[b].nv == 1 && m.joint[b].idx_v == v_index) return m.joint[b].idx_q;
+    if (m.joint[b].nv == 1 && m.joint[b].idx_v == v_index) return b;
   }
   throw std::invalid_argument("manipulability: coordinate " + std::to_string(v_index) + " is not a 1-DOF joint");
 }
+
+int qIndexOf(const Model& m, int v_index) { return m.joint[static_cast<std::size_t>(bodyOfJoint(m, v_index))].idx_q; }
 
 void check(const Model& m, const Eigen::VectorXd& q, const ManipulabilityOptions& o) {
   if (q.size() != m.nq) throw std::invalid_argument("manipulability: q has the wrong size");
@@ -232,6 +235,36 @@ ArmPlane armPlane(const Model& m, const Eigen::VectorXd& q, const Manipulability
   plane.v = axis.cross(plane.u);
   plane.reach = inPlane(elbow - plane.origin).norm() + inPlane(hand - elbow).norm();
   return plane;
+}
+
+CarriedArmPlane carryArmPlane(const Model& m, const Eigen::VectorXd& q, const ArmPlane& plane, int joint_a) {
+  if (q.size() != m.nq) throw std::invalid_argument("arm plane: q has the wrong size");
+  CarriedArmPlane c;
+  c.body = m.parent[static_cast<std::size_t>(bodyOfJoint(m, joint_a))];
+  Data d(m, m.hasFlexibleBodies());
+  forwardKinematics(m, d, q);
+  const Transform& X = d.X_world[static_cast<std::size_t>(c.body)];
+  c.local.origin = X.R.transpose() * (plane.origin - X.p);
+  c.local.u = X.R.transpose() * plane.u;
+  c.local.v = X.R.transpose() * plane.v;
+  c.local.reach = plane.reach;
+  return c;
+}
+
+ArmPlane armPlaneAt(const Model& m, const Eigen::VectorXd& q, const CarriedArmPlane& c, int frame, Vector3* hand) {
+  if (q.size() != m.nq) throw std::invalid_argument("arm plane: q has the wrong size");
+  if (c.body < 0 || c.body >= m.nbodies) throw std::invalid_argument("arm plane: no such body");
+  if (hand && (frame < 0 || frame >= static_cast<int>(m.frames.size()))) throw std::invalid_argument("arm plane: no such frame");
+  Data d(m, m.hasFlexibleBodies());
+  forwardKinematics(m, d, q);
+  const Transform& X = d.X_world[static_cast<std::size_t>(c.body)];
+  ArmPlane p;
+  p.origin = X.act(c.local.origin);
+  p.u = X.R * c.local.u;
+  p.v = X.R * c.local.v;
+  p.reach = c.local.reach;
+  if (hand) *hand = framePose(m, d, frame).p;
+  return p;
 }
 
 ManipulabilityEllipsoid manipulabilityEllipsoid(const Model& m, const Eigen::VectorXd& q, const ManipulabilityOptions& o) {

@@ -73,6 +73,21 @@ struct ArmPlane {
 ArmPlane armPlane(const Model& model, const Eigen::VectorXd& q, const ManipulabilityOptions& options, int joint_a,
                   int joint_b);
 
+// The arm plane as carried by joint a's parent body: the base and the joints before a move it
+// with the arm's shoulder, a and b turn the hand within it. `local`: the plane in that body's
+// frame.
+struct CarriedArmPlane {
+  int body = 0;
+  ArmPlane local;
+};
+// `plane` (inertial, at q) expressed in the frame of the parent body of joint_a (a velocity
+// index). Throws std::invalid_argument if joint_a is not a 1-DOF joint or q has the wrong size.
+CarriedArmPlane carryArmPlane(const Model& model, const Eigen::VectorXd& q, const ArmPlane& plane, int joint_a);
+// The carried plane in the inertial frame at configuration q; with `hand`, also the position of
+// frame `frame`'s origin there (inertial; one forward kinematics for both).
+ArmPlane armPlaneAt(const Model& model, const Eigen::VectorXd& q, const CarriedArmPlane& carried, int frame = -1,
+                    Vector3* hand = nullptr);
+
 // The manipulability ellipsoid of the task velocities {J q̇ : |q̇| <= 1}: its semi-axes (radii,
 // decreasing: the singular values) and directions (columns, in the task's rows' axes).
 struct ManipulabilityEllipsoid {

@@ -15,13 +15,13 @@
 
 #include "core/campaign/campaign.hpp"
 #include "core/io/atomic_file.hpp"
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 
 namespace grapple::core::campaign {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using json = Json;
 
 json readJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -164,11 +164,8 @@ Manifest readManifest(const std::string& dir) {
 
 void writeManifest(const std::string& dir, const Manifest& m) {
   std::ostringstream out;
-  JsonWriter w(out);
-  w.beginObject().field("name", m.name).field("campaign", m.campaign_file);
-  w.key("runs").value(static_cast<double>(m.runs)).key("seed").value(static_cast<double>(m.seed));
-  w.field("columns", m.columns).endObject();
-  out << '\n';
+  writeJson(out, Json{{"name", m.name}, {"campaign", m.campaign_file}, {"runs", m.runs}, {"seed", m.seed},
+                      {"columns", m.columns}});
   // Shards of one campaign started together all write it: each through its own temporary file,
   // renamed over the manifest (the same text, whichever lands last).
   const std::string path = dir + "/manifest.json";
@@ -231,19 +228,14 @@ MergeReport mergeCampaign(const std::string& dir) {
   }
   writeFileAtomically(dir + "/runs.csv", csv);
 
-  std::ostringstream out;
-  JsonWriter w(out);
-  w.beginObject().field("name", m.name).field("campaign", m.campaign_file);
-  w.key("runs").value(static_cast<double>(r.runs)).key("completed").value(static_cast<double>(r.completed));
-  w.key("successes").value(static_cast<double>(r.successes)).key("failures").value(static_cast<double>(r.failed));
-  w.field("success_rate", r.success_rate);
-  w.key("success_rate_wilson95").beginArray().value(r.wilson.low).value(r.wilson.high).endArray();
+  Json c{{"name", m.name}, {"campaign", m.campaign_file}, {"runs", r.runs}, {"completed", r.completed},
+         {"successes", r.successes}, {"failures", r.failed}, {"success_rate", r.success_rate},
+         {"success_rate_wilson95", {r.wilson.low, r.wilson.high}}};
   std::map<std::string, long> outcomes;
   for (const RunRecord& rec : records) ++outcomes[rec.outcome];
-  w.key("outcomes").beginObject();
-  for (const auto& [k, n] : outcomes) w.key(k).value(static_cast<double>(n));
-  w.endObject();
-  w.key("metrics").beginObject();
+  c["outcomes"] = Json::object();
+  for (const auto& [k, n] : outcomes) c["outcomes"][k] = n;
+  c["metrics"] = Json::object();
   for (const std::string& k : metric_names) {
     std::vector<double>& v = metric_values[k];
     if (v.empty()) continue;
@@ -251,21 +243,16 @@ MergeReport mergeCampaign(const std::string& dir) {
     double mean = 0;
     for (double x : v) mean += x;
     mean /= static_cast<double>(v.size());
-    w.key(k).beginObject().key("count").value(static_cast<double>(v.size())).field("min", v.front());
-    w.field("p5", percentile(v, 0.05)).field("p50", percentile(v, 0.5)).field("p95", percentile(v, 0.95));
-    w.field("max", v.back()).field("mean", mean).endObject();
+    c["metrics"][k] = Json{{"count", v.size()}, {"min", v.front()}, {"p5", percentile(v, 0.05)}, {"p50", percentile(v, 0.5)},
+                           {"p95", percentile(v, 0.95)}, {"max", v.back()}, {"mean", mean}};
   }
-  w.endObject();
-  w.key("failed").beginArray();
+  c["failed"] = Json::array();
   for (const RunRecord& rec : records) {
-    if (rec.outcome == "failed") w.beginObject().key("run").value(static_cast<double>(rec.run)).field("error", rec.error).endObject();
+    if (rec.outcome == "failed") c["failed"].push_back(Json{{"run", rec.run}, {"error", rec.error}});
   }
-  w.endArray();
-  w.key("missing").beginArray();
-  for (long i : r.missing) w.value(static_cast<double>(i));
-  w.endArray();
-  w.endObject();
-  out << '\n';
+  c["missing"] = r.missing;
+  std::ostringstream out;
+  writeJson(out, c);
   writeFileAtomically(dir + "/campaign.json", out.str());
   return r;
 }

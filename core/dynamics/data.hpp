@@ -11,7 +11,7 @@
 // Accelerations a[i] are the time derivatives of the components of t_i in body i (the spatial
 // acceleration). The thesis propagates the inertial derivative ṫ_i instead; the two differ by
 // Ω_i t_i = [ω × v; 0], and for the base this choice makes the generalized acceleration simply
-// the derivative of the base twist components (spec §1.2).
+// the derivative of the base twist components (the thesis' eq. 4.14 convention).
 #pragma once
 
 #include <vector>

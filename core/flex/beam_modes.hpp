@@ -9,7 +9,7 @@
 // Z-bending = u_z with ψ_y = -u_z', torsion ψ_x. The flexible coordinates are ordered
 // δ = [δ_x; δ_y; δ_z; δ_α] (traction, Y-bending, Z-bending, torsion), eq. B.11.
 //
-// Normalization (App. D, spec §3.3): each mode's load-augmented generalized mass equals the segment
+// Normalization (App. D; App. B.1's ∫ρSφ² = 1 replaced by it): each mode's load-augmented generalized mass equals the segment
 // mass, ∫ρSφ² + M_L φ(l)² + J_L φ'(l)² = m (rotary terms for torsion), so that K(j,j) = m ω_j²;
 // sign: ∫φ ds > 0.
 #pragma once

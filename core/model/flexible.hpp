@@ -27,7 +27,7 @@
 
 namespace grapple::core {
 
-// The approximate models of §5.2.6.1 (spec §3.13).
+// The approximate models of the thesis' §5.2.6.1.
 enum class FlexModel {
   kFull,          // "flex": M_f(δ) with all its corrections, exact tip kinematics
   kConstantMass,  // "flex-M": constant M_f^(0), exact tip kinematics (energy-conserving form)

@@ -46,7 +46,7 @@ struct BeamSpec {
   std::optional<TipLoad> tip_load;    // default: the bodies at the tip, at the neutral configuration
   double damping_ratio = 0.0;         // ξ of every mode
   bool rotary_inertia = true;         // the sections' rotary inertia (needed for torsion modes)
-  // De Luca & Siciliano compatibility (App. D.1.1, spec §7.11): modal masses m I instead of the
+  // De Luca & Siciliano compatibility (App. D.1.1): modal masses m I instead of the
   // integrals, the modes assumed orthogonal, as the thesis did to compare with their model.
   bool segment_modal_mass = false;
 };

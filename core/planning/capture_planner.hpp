@@ -6,13 +6,13 @@
 //   C  position, velocity, acceleration   (r_h''' = u, L = 1 + w_1 |r_h''|² + w_u |u|²), 7.38–7.47
 // (C is the thesis' contribution: the hand merges with the grasp point's natural motion with
 // continuous commands, and can then follow it before the gripper closes.) The optimal paths are
-// closed forms — polynomials, plus e^{±st}, s = √(w_1/w_u) when w_1 > 0 (notes A1: the thesis prints
-// σ for s) — whose coefficients solve a linear system per axis (7.19, 7.33/7.36, 7.43/7.46 with the
-// notes' corrected rows); t_f is the smallest root of the transversality condition H(t_f) = 0
-// (7.22, 7.37, 7.47 in the notes' corrected derivative orders, A3) within a horizon, found by
+// closed forms — polynomials, plus e^{±st}, s = √(w_1/w_u) when w_1 > 0 (the thesis prints
+// σ for s) — whose coefficients solve a linear system per axis (7.19, 7.33/7.36, 7.43/7.46, rows
+// corrected where the print does not meet the boundary conditions); t_f is the smallest root of the transversality condition H(t_f) = 0
+// (7.22, 7.37, 7.47, with the derivative orders corrected from the print) within a horizon, found by
 // scanning and bisection on the propagated debris motion.
 //
-// Frame: inertial (the debris and the hand are in the same inertial frame; notes A11 — the
+// Frame: inertial (the debris and the hand are in the same inertial frame; the
 // guidance converts to the chaser's body frame where it needs to). After t_f the reference is
 // the grasp point's own motion. Not thread-safe: the debris propagation grows on demand.
 #pragma once
@@ -33,7 +33,7 @@ struct CapturePlannerOptions {
   CaptureMatching matching = CaptureMatching::kPositionVelocityAcceleration;
   double w_u = 100;           // weight of the input (velocity, acceleration or jerk) against time
   double w_1 = 1;             // weight of the velocity (B) or acceleration (C); unused by A
-  double horizon = 120;       // [s] largest t_f searched (notes A9)
+  double horizon = 120;       // [s] largest t_f searched (the smallest root of H(t_f) = 0 below it)
   double scan_step = 0.05;    // [s] bracketing step of the t_f search
   double debris_step = 0.01;  // [s] RK4 step of the debris propagation
   // > 0: the final time, fixed, instead of the root of the transversality condition (the optimal

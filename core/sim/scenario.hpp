@@ -152,7 +152,7 @@ struct ControllerSpec {
     // every joint or one per joint; empty: the plain PD.
     std::vector<double> joint_rolloff;              // [rad/s]
     double force_kp = 1000, force_kd = 1000;        // [N/m, N s/m] transpose_jacobian's spring, damper
-    double w_u = 100, w_1 = 1;                      // planner weights (notes A8 defaults)
+    double w_u = 100, w_1 = 1;                      // planner weights (ours: the thesis prints none)
     double horizon = 120;                           // [s] largest capture time searched
     double posture_kp = 0.25, posture_kd = 1.0;     // [1/s², 1/s] null-space pull to the start pose
     double damping = 0.05;                          // DLS damping λ_max [m/s²·s²] near singularities

@@ -1,5 +1,5 @@
-// The tumbling debris: a torque-free rigid body (thesis §7.1.1, eq. 7.2–7.3 with the notes'
-// correction ω̇ = -I⁻¹(ω × I ω)), and the kinematics of its grasp
+// The tumbling debris: a torque-free rigid body (thesis §7.1.1, eq. 7.2–7.3 with the sign
+// corrected: ω̇ = -I⁻¹(ω × I ω)), and the kinematics of its grasp
 // point up to the jerk (eq. 7.6–7.8, §2.2), which the capture planners need.
 #pragma once
 

@@ -88,8 +88,8 @@ void Environment::addBodyWrenches(const Model& m, const Data& d, double t,
     fext[0].tail<3>() += s.drag.center_of_pressure.cross(f_B);
   }
   if (s.solar_pressure.enabled) {
-    // Flat plate (Hughes/Wertz, spec §7.31): f = -P S cosθ [(σa + σrd) i + (2 σrs cosθ + ⅔ σrd) n],
-    // with n the lit face's normal.
+    // Flat plate (thesis §6.1.3 after Hughes 1986 p. 263, with the area S the print omits and the
+    // standard specular term): f = -P S cosθ [(σa + σrd) i + (2 σrs cosθ + ⅔ σrd) n], n the lit face's normal.
     const auto& sp = s.solar_pressure;
     const Vector3 i_B = R.transpose() * sp.sun_direction.normalized();
     Vector3 n_B = sp.normal.normalized();

@@ -1,5 +1,6 @@
-// The space environment around the chaser (thesis §6.1.2–6.1.3 with the notes' fixes, spec
-// modeling.md §4.2–4.3 and §7.28–7.31), as external wrenches on the bodies.
+// The space environment around the chaser (thesis §6.1.2–6.1.3; where the print leaves out a
+// term or a constant, the standard forms of Hughes 1986, as noted at each effect), as external
+// wrenches on the bodies.
 //
 // Frame. The simulation's inertial frame W free-falls with a reference point on a circular orbit
 // and does not rotate: its axes are the orbital frame at t = 0 (x radial, away from the Earth;
@@ -18,7 +19,7 @@
 namespace grapple::core {
 
 struct EnvironmentSettings {
-  // Circular orbit (constants: spec §4.3 [C]).
+  // Circular orbit (thesis §6.1.2; it gives no constants: μ and R_E are WGS-84's).
   double altitude = 500e3;                    // [m] above the equatorial radius
   double mu = 3.986004418e14;                 // [m^3/s^2]
   double earth_radius = 6378137.0;            // [m]

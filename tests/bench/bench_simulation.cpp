@@ -50,7 +50,7 @@ void Scenario_CaptureFlexibleIntegrator(benchmark::State& s) {
 void Scenario_PlanarFreeVibration(benchmark::State& s) { runScenario(s, "planar_free_vibration.yaml"); }
 
 // One call of the capture controller in the state of grasp_rigid.yaml (with `set`) at t = 1 s,
-// the plan already made; issue 6 asks for <= 20 µs per call.
+// the plan already made; the aim: <= 20 µs per call.
 void benchCapture(benchmark::State& state, const std::vector<std::pair<std::string, std::string>>& set) {
   LoadedScenario l = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/grasp_rigid.yaml", set);
   const Simulation sim(l.scenario, l.model);  // the initial state
@@ -194,7 +194,7 @@ void Controller_Aerial(benchmark::State& state) {
 }
 
 // A 200 x 200 manipulability map of the free-floating MDA arm over joints 2 and 3 (generalized
-// Jacobian, position rows), on 1 or 2 threads (issue 8: < 1 s).
+// Jacobian, position rows), on 1 or 2 threads (the aim: < 1 s).
 void Analysis_ManipulabilityMap(benchmark::State& state) {
   const Model m = loadModelFile(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/mda_deos.yaml");
   ManipulabilityOptions o;

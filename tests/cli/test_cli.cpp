@@ -350,7 +350,7 @@ class TestCli : public QObject {
              std::string("rk43"));
   }
 
-  // A capture run's summary holds issue 6's metrics, consistent with each other.
+  // A capture run's summary holds the mission's metrics, consistent with each other.
   void Run_CaptureMetrics() {
     const QString out = dir_.path() + "/grasp";
     const Result r = run({"run", QString::fromStdString(kSource + "/scenarios/grasp_rigid.yaml"), "--out", out,

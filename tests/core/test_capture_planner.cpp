@@ -1,8 +1,8 @@
 // The capture planners of Ch. 7 against independent checks: the boundary conditions, the
 // optimality of the free final time (the optimal cost J*(T) with T fixed is stationary at the
 // capture time: H(t_f) = 0 says dJ*/dT = 0 — checked by finite differences of the integrated
-// cost), the Euler–Lagrange ODE of each variant, continuity of the merged path (C), and the
-// notes' reference values for the Ch. 7 example.
+// cost), the Euler–Lagrange ODE of each variant, continuity of the merged path (C), and
+// reference values for the Ch. 7 example from an independent integration.
 #include <algorithm>
 
 #include <QtTest>
@@ -16,7 +16,7 @@ namespace {
 
 // The Ch. 7 example: the TAS debris (App. D.2.2) at the origin,
 // Q_d0 = rotation of -1 rad about z, ω_d0 = (-0.15, 0.05, -0.08) rad/s (body), grasp point
-// (0, 0, 1.885) m (ours, as the notes), the hand at rest at (5, 2, -1) m.
+// (0, 0, 1.885) m (ours: the example gives none), the hand at rest at (5, 2, -1) m.
 struct Example {
   DebrisProperties debris;
   DebrisState state;
@@ -101,7 +101,7 @@ class TestCapturePlanner : public QObject {
     QVERIFY((p.at(tf + 1.0).position - traj.target(tf + 1.0).position).norm() < 1e-9);
   }
 
-  // The notes' independent check (Python, RK4 at 10 ms): t_f ≈ 5.6 s (A), 5.8 s (B cubic),
+  // An independent check (a Python integration of the optimal paths, RK4 at 10 ms): t_f ≈ 5.6 s (A), 5.8 s (B cubic),
   // 6.9 s (C quintic) for w_u = 1; 13.9 s for C with (w_u, w_1) = (100, 1); 18.1 s for (1000, 1).
   void ChapterSevenExample_MatchesTheNotes() {
     const double A = plan(CaptureMatching::kPosition, 1, 0).captureTime();

@@ -12,7 +12,7 @@ using namespace grapple::core;
 
 namespace {
 
-// The TAS debris of App. D.2.2 (products of inertia as tensor entries, spec §7.6), grasp point on
+// The TAS debris of App. D.2.2 (products of inertia as tensor entries: the thesis does not state its sign convention), grasp point on
 // the 3.77 m axis, tumbling at 4°/s about a non-principal axis.
 DebrisProperties tasDebris() {
   DebrisProperties p;

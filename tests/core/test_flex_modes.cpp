@@ -31,7 +31,7 @@ class TestFlexModes : public QObject {
   Q_OBJECT
 
  private slots:
-  // Table D.1 / spec V1, V3: segment 1 loaded by hub 2, segment 2 and the payload (M_L = 1.2,
+  // Table D.1 (frequencies, tip values): segment 1 loaded by hub 2, segment 2 and the payload (M_L = 1.2,
   // J_L = 0.1338), segment 2 by the payload (0.1, 0.0005).
   void Planar_TableD1() {
     // J_L with the table's J^z = 0.0083 of segment 2 about its joint: 0.1 + 0.0083 + 0.0005 + 0.1·0.5².
@@ -43,7 +43,7 @@ class TestFlexModes : public QObject {
     QVERIFY(rel(s2.omega[1], 99.9938) < 1e-3);
     qInfo("frequencies %.4f %.4f | %.4f %.4f rad/s", s1.omega[0], s1.omega[1], s2.omega[0], s2.omega[1]);
     // Tip values and slopes (the sign of a mode is free; the table's ∫ρSφ > 0 rule fixes it,
-    // except segment 2 mode 2 whose printed sign differs, spec §8).
+    // except segment 2 mode 2 whose printed sign differs).
     QVERIFY(std::abs(s1.Phi_e(1, 0) - 0.1859) < 1e-4);
     QVERIFY(std::abs(s1.Phi_e(1, 1) - 0.2151) < 1e-4);
     QVERIFY(std::abs(s1.Delta_e(2, 0) - 0.6571) < 2e-4);
@@ -58,12 +58,12 @@ class TestFlexModes : public QObject {
     QVERIFY(std::abs(s1.Zuu(0, 0) - 0.0007) < 1e-4 && std::abs(s1.Zuu(1, 1) - 0.0024) < 1e-4);
     QVERIFY(std::abs(s1.Zuu(0, 1) - 0.0013) < 1e-4);
     QVERIFY(std::abs(s2.Vu(1, 0) - 0.0333) < 1e-4);
-    // Stiffness K = diag(0.91, 12.74) and (18.73, 999.88) (spec V2): K(j,j) = m ω².
+    // Stiffness K = diag(0.91, 12.74) and (18.73, 999.88) (App. D.1.1): K(j,j) = m ω².
     QVERIFY(std::abs(s1.K(0, 0) - 0.91) < 0.01 && std::abs(s1.K(1, 1) - 12.74) < 0.01);
     QVERIFY(std::abs(s2.K(0, 0) - 18.73) < 0.01 && std::abs(s2.K(1, 1) - 999.88) < 0.05);
   }
 
-  // Canadarm segment 2 (Table D.2; spec V4–V5): ρ = 2185, S = π(0.095² - 0.075²), E = 2.5e9,
+  // Canadarm segment 2 (Table D.2, traction mode): ρ = 2185, S = π(0.095² - 0.075²), E = 2.5e9,
   // I = 3.91e-5, loaded by segments 3–6 (M_L = 227.5 kg, J_L = 11905 kg m² about the tip).
   void Canadarm_Segment2_TableD2() {
     BeamProperties b;

@@ -139,6 +139,51 @@ class TestManipulability : public QObject {
     QVERIFY(std::abs(map.yoshikawa(0, 0) - manipulability(mda, x, om).yoshikawa) < 1e-9 * manipulability(mda, x, om).yoshikawa);
   }
 
+  // The arm plane carried by joint a's parent body (carryArmPlane, armPlaneAt): at the
+  // configuration it was made at, the plane itself; after the base and joint 1 (before a) moved and
+  // a and b turned, the plane armPlane computes afresh there (the same origin on a's axis and the
+  // same normal; u, v turned within it), with the hand in it.
+  void ArmPlane_CarriedByTheShoulder() {
+    const Model mda = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
+    ManipulabilityOptions om;
+    om.frame = mda.frameId("tool");
+    auto at = [&](const char* joint) { return mda.joint[mda.bodyOfJoint(joint)].idx_q; };
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(mda.nq);
+    x[3] = 1;
+    x[at("joint2")] = 0.9;
+    x[at("joint3")] = -1.4;
+    x[at("joint5")] = 0.3;
+    const int a = mda.joint[mda.bodyOfJoint("joint2")].idx_v, b = mda.joint[mda.bodyOfJoint("joint3")].idx_v;
+    const ArmPlane plane = armPlane(mda, x, om, a, b);
+    const CarriedArmPlane carried = carryArmPlane(mda, x, plane, a);
+    QCOMPARE(carried.body, mda.parent[mda.bodyOfJoint("joint2")]);
+    Vector3 hand;
+    ArmPlane same = armPlaneAt(mda, x, carried, om.frame, &hand);
+    Data d(mda);
+    forwardKinematics(mda, d, x);
+    QVERIFY((hand - framePose(mda, d, om.frame).p).norm() < 1e-12);
+    QVERIFY((same.origin - plane.origin).norm() < 1e-12 && (same.u - plane.u).norm() < 1e-12 &&
+            (same.v - plane.v).norm() < 1e-12 && same.reach == plane.reach);
+
+    Eigen::VectorXd y = x;
+    y.head<3>() << 0.4, -0.2, 1.1;
+    y.segment<4>(3) = Eigen::Vector4d(0.9, 0.1, -0.3, 0.2).normalized();  // [w x y z]
+    y[at("joint1")] = 0.7;
+    y[at("joint2")] = 0.2;
+    y[at("joint3")] = -0.5;
+    const ArmPlane moved = armPlaneAt(mda, y, carried, om.frame, &hand);
+    const ArmPlane fresh = armPlane(mda, y, om, a, b);
+    const Vector3 n_moved = moved.u.cross(moved.v), n_fresh = fresh.u.cross(fresh.v);
+    qInfo("carried plane vs fresh: origin %.1e m, normal %.1e; hand %.1e m off the carried plane",
+          (moved.origin - fresh.origin).norm(), (n_moved - n_fresh).norm(), std::abs((hand - moved.origin).dot(n_moved)));
+    QVERIFY((moved.origin - fresh.origin).norm() < 1e-9);
+    QVERIFY((n_moved - n_fresh).norm() < 1e-9);
+    QVERIFY(std::abs((hand - moved.origin).dot(n_moved)) < 1e-9);
+    QVERIFY(std::abs(moved.u.dot(moved.v)) < 1e-12 && std::abs(moved.u.norm() - 1) < 1e-12);
+    QVERIFY(std::abs(fresh.reach - moved.reach) < 1e-9);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, carryArmPlane(mda, x, plane, 0));  // the base, not a joint
+  }
+
   void FreeFloating_GeneralizedMap() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
     ManipulabilityOptions o;

@@ -258,7 +258,7 @@ class TestRobust : public QObject {
                  qPrintable(QString("mu %1 joint %2: [%3, %4]").arg(row.mu).arg(k + 1).arg(box[k].lower / kDeg).arg(box[k].upper / kDeg)));
       }
     }
-    // The notes' reconstruction of the σ2 row to 0.1°: ±71.5°, [141.4, 174.2].
+    // The σ2 row reconstructed to 0.1° from μ = 1.39 and the limits: ±71.5°, [141.4, 174.2].
     const std::vector<JointRange> b = shrinkRanges({parameterRange({1, -90 * kDeg, 90 * kDeg}, RotationParameter::kTan2),
                                                     parameterRange({2, -45 * kDeg, 180 * kDeg}, RotationParameter::kTan2)},
                                                    1.39, RotationParameter::kTan2);

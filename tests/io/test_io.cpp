@@ -9,7 +9,7 @@
 #include "core/dynamics/energy.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
-#include "core/io/json_writer.hpp"
+#include "core/io/json.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/urdf.hpp"
@@ -36,7 +36,7 @@ class TestIo : public QObject {
 
  private slots:
   // Planar arm of Table D.1: the mass matrix follows from the thesis' loads. At q2 = 0 the
-  // inertia about joint 2 is the segment-1 tip load of spec §5.1, J_L = 0.1 + 0.0083 + 0.0005 +
+  // inertia about joint 2 is the segment-1 tip load of App. D.1.1, J_L = 0.1 + 0.0083 + 0.0005 +
   // 0.1·0.5² = 0.1338 kg m² (hub 2, segment 2 about its joint, payload).
   void Planar_MatchesThesisLoads() {
     const Model m = loadModelYaml(robot("planar_2dof.yaml"));
@@ -274,19 +274,32 @@ class TestIo : public QObject {
     QCOMPARE(fixed.nv, 6);
   }
 
+  // The JSON the programs write (core/io/json: nlohmann) reads back through another parser
+  // (yaml-cpp) to the same strings and the same doubles (shortest round-trip form); NaN as null;
+  // invalid UTF-8 replaced, not thrown.
   void Json_WriterRoundTripsThroughYamlReader() {
     std::ostringstream os;
-    JsonWriter w(os);
     Eigen::MatrixXd M(2, 2);
     M << 1.0 / 3, -2e-300, 4, 5;
-    w.beginObject().field("name", "a \"quoted\"\nline").key("M").matrix(M).key("v").vector(Eigen::Vector3d(1, 2, 3));
-    w.field("flag", true).field("nan", std::nan("")).endObject();
+    writeJson(os, Json{{"name", "a \"quoted\"\nline"},
+                       {"M", jsonMatrix(M)},
+                       {"v", jsonArray(Eigen::Vector3d(1, 2, 3))},
+                       {"flag", true},
+                       {"nan", std::nan("")},
+                       {"tenth", 0.1},
+                       {"bad", std::string("\xff")}});
     const YAML::Node n = yaml::loadString(os.str(), "json");
     QCOMPARE(QString::fromStdString(n["name"].as<std::string>()), QString("a \"quoted\"\nline"));
     QCOMPARE(n["M"][0][0].as<double>(), 1.0 / 3);
     QCOMPARE(n["M"][0][1].as<double>(), -2e-300);
+    QCOMPARE(n["M"][1][0].as<double>(), 4.0);
     QCOMPARE(n["v"][2].as<double>(), 3.0);
+    QVERIFY(n["flag"].as<bool>());
     QVERIFY(n["nan"].IsNull());
+    QCOMPARE(n["tenth"].as<double>(), 0.1);
+    QVERIFY(os.str().find("\"tenth\": 0.1,") != std::string::npos);  // the shortest form
+    QVERIFY(os.str().find("\"name\"") < os.str().find("\"M\""));     // keys in the order written
+    QVERIFY(n["bad"].IsScalar());
   }
 };
 

@@ -1,6 +1,6 @@
 // Off-screen frames, screenshots and videos, with no display (DISPLAY is unset for this test):
 // the EGL renderer draws the capture scene (not blank, the debris' gold, deterministic); the PNG
-// writer's file decodes (zlib's own inflate) back to the frame; the MP4 has the frame count, size
+// writer's file decodes (a decoder here, zlib's own inflate) back to the frame; the time label is drawn; the MP4 has the frame count, size
 // and codec ffprobe reads, and its frames show what the renderer drew at those instants; cancel
 // leaves no file; bad options, a missing folder or a missing ffmpeg are refused with the reason;
 // an encoder killed in the middle of a video, a full file system and a read-only folder leave the
@@ -19,6 +19,8 @@
 #include "core/dynamics/configuration.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/io/urdf.hpp"
+#include <osg/Group>
+
 #include "render/offscreen.hpp"
 #include "render/video.hpp"
 #include "tests/support/fault_places.hpp"
@@ -131,29 +133,95 @@ class TestVideo : public QObject {
     QVERIFY(r.render(render::presetCamera(scene, render::CameraPreset::kFollowEndEffector, 480.0 / 270)) != a);
   }
 
+  // The PNG decoded here from the specification (chunks and their CRCs, the IDATs inflated by
+  // zlib, each row's filter undone: None, Sub, Up, Average, Paeth) gives back every byte of the
+  // frame, for a pattern and a smooth gradient (which the encoder filters).
   void pngDecodesBackToTheFrame() {
-    std::vector<unsigned char> rgb(37 * 21 * 3);
-    for (std::size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<unsigned char>((i * 7919) % 251);
-    const std::string path = file("pattern.png");
-    render::writePng(path, rgb.data(), 37, 21);
-    std::ifstream in(path, std::ios::binary);
-    const std::vector<unsigned char> png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    QVERIFY(png.size() > 8 + 25 + 12);
-    QVERIFY(std::equal(png.begin(), png.begin() + 8, std::vector<unsigned char>{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}.begin()));
-    auto be32 = [&](std::size_t at) { return (uint32_t(png[at]) << 24) | (png[at + 1] << 16) | (png[at + 2] << 8) | png[at + 3]; };
-    QCOMPARE(be32(16), 37u);  // IHDR width, height
-    QCOMPARE(be32(20), 21u);
-    QCOMPARE(uint32_t(::crc32(0, png.data() + 12, 17)), be32(29));  // IHDR's CRC
-    const uint32_t idat_len = be32(33);
-    QCOMPARE(std::string(png.begin() + 37, png.begin() + 41), std::string("IDAT"));
-    std::vector<unsigned char> raw(21 * (37 * 3 + 1));
-    uLongf raw_len = raw.size();
-    QCOMPARE(::uncompress(raw.data(), &raw_len, png.data() + 41, idat_len), Z_OK);
-    QCOMPARE(int(raw_len), int(raw.size()));
-    for (int y = 0; y < 21; ++y) {
-      QCOMPARE(int(raw[y * (37 * 3 + 1)]), 0);  // filter: none
-      QVERIFY(std::equal(rgb.begin() + y * 37 * 3, rgb.begin() + (y + 1) * 37 * 3, raw.begin() + y * (37 * 3 + 1) + 1));
+    auto decode = [](const std::vector<unsigned char>& png, int& w, int& h) {
+      std::vector<unsigned char> pixels;
+      if (png.size() < 8 || !std::equal(png.begin(), png.begin() + 8,
+                                        std::vector<unsigned char>{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}.begin())) {
+        return pixels;
+      }
+      auto be32 = [&](std::size_t at) {
+        return (uint32_t(png[at]) << 24) | (uint32_t(png[at + 1]) << 16) | (uint32_t(png[at + 2]) << 8) | png[at + 3];
+      };
+      std::vector<unsigned char> idat;
+      std::string last;
+      for (std::size_t at = 8; at + 12 <= png.size();) {
+        const uint32_t n = be32(at);
+        const std::string type(png.begin() + at + 4, png.begin() + at + 8);
+        if (at + 12 + n > png.size()) return pixels;
+        if (uint32_t(::crc32(0, png.data() + at + 4, n + 4)) != be32(at + 8 + n)) return pixels;  // a bad CRC
+        if (type == "IHDR") {
+          w = int(be32(at + 8));
+          h = int(be32(at + 12));
+          if (png[at + 16] != 8 || png[at + 17] != 2 || png[at + 20] != 0) return pixels;  // 8-bit RGB, no interlace
+        }
+        if (type == "IDAT") idat.insert(idat.end(), png.begin() + at + 8, png.begin() + at + 8 + n);
+        last = type;
+        at += 12 + n;
+      }
+      if (last != "IEND") return pixels;
+      const std::size_t stride = std::size_t(w) * 3;
+      std::vector<unsigned char> raw(std::size_t(h) * (stride + 1));
+      uLongf raw_len = raw.size();
+      if (::uncompress(raw.data(), &raw_len, idat.data(), idat.size()) != Z_OK || raw_len != raw.size()) return pixels;
+      pixels.assign(std::size_t(h) * stride, 0);
+      for (int y = 0; y < h; ++y) {
+        const unsigned char filter = raw[y * (stride + 1)];
+        const unsigned char* in = &raw[y * (stride + 1) + 1];
+        unsigned char* out = &pixels[y * stride];
+        const unsigned char* up = y > 0 ? &pixels[(y - 1) * stride] : nullptr;
+        for (std::size_t i = 0; i < stride; ++i) {
+          const int a = i >= 3 ? out[i - 3] : 0, b = up ? up[i] : 0, c = up && i >= 3 ? up[i - 3] : 0;
+          int predicted = 0;
+          switch (filter) {
+            case 0: break;
+            case 1: predicted = a; break;
+            case 2: predicted = b; break;
+            case 3: predicted = (a + b) / 2; break;
+            case 4: {
+              const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+              predicted = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+              break;
+            }
+            default: return std::vector<unsigned char>{};
+          }
+          out[i] = static_cast<unsigned char>(in[i] + predicted);
+        }
+      }
+      return pixels;
+    };
+    std::size_t bytes = 0;  // of the last file
+    auto roundTrip = [&](const std::vector<unsigned char>& rgb, int w, int h, const char* name) {
+      const std::string path = file(name);
+      render::writePng(path, rgb.data(), w, h);
+      std::ifstream in(path, std::ios::binary);
+      const std::vector<unsigned char> png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      int dw = 0, dh = 0;
+      const std::vector<unsigned char> back = decode(png, dw, dh);
+      QCOMPARE(dw, w);
+      QCOMPARE(dh, h);
+      bytes = png.size();
+      QVERIFY(back == rgb);
+    };
+    std::vector<unsigned char> pattern(37 * 21 * 3);
+    for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<unsigned char>((i * 7919) % 251);
+    roundTrip(pattern, 37, 21, "pattern.png");
+    std::vector<unsigned char> gradient(320 * 200 * 3);
+    for (int y = 0; y < 200; ++y) {
+      for (int x = 0; x < 320; ++x) {
+        unsigned char* p = &gradient[(std::size_t(y) * 320 + x) * 3];
+        p[0] = static_cast<unsigned char>(x * 255 / 319);
+        p[1] = static_cast<unsigned char>(y * 255 / 199);
+        p[2] = static_cast<unsigned char>((x + y) / 2);
+      }
     }
+    roundTrip(gradient, 320, 200, "gradient.png");
+    qInfo("gradient 320x200: %zu bytes of PNG for %zu of pixels", bytes, gradient.size());
+    QVERIFY(bytes < gradient.size() / 4);  // compressed, not stored
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, render::writePng(file("no/such/folder/x.png"), pattern.data(), 37, 21));
   }
 
   void videoHasTheFramesAskedFor() {
@@ -214,29 +282,45 @@ class TestVideo : public QObject {
     QCOMPARE(render::videoFrameCount(render::VideoOptions{}, 20.0), 600);  // 20 s at 30 fps
   }
 
-  // The time label: white glyphs on a darkened box in the bottom-left corner, different for
-  // another time, nothing touched outside the box; sizes down to 16x16 do not overflow.
+  // The time label (osgText on a HUD over the scene, drawn off-screen): white glyphs on a
+  // darkened box in the bottom-left corner, different for another time, nothing touched outside
+  // the box; sizes down to 16x16 draw.
   void timeLabelIsDrawnInTheCorner() {
     const int w = 640, h = 360;
-    std::vector<unsigned char> a(w * h * 3, 100), b = a;
-    render::stampTime(a.data(), w, h, 12.34);
-    render::stampTime(b.data(), w, h, 56.78);
-    int white = 0, changed_outside = 0, differ = 0;
+    render::OffscreenRenderer r(w, h);
+    osg::ref_ptr<osg::Group> root = new osg::Group;
+    render::TimeLabel label(w, h);
+    const render::CameraPose pose;
+    r.setScene(root.get());
+    const std::vector<unsigned char> plain = r.render(pose);
+    root->addChild(label.node());
+    label.setTime(12.34);
+    const std::vector<unsigned char> a = r.render(pose);
+    label.setTime(56.78);
+    const std::vector<unsigned char> b = r.render(pose);
+    int white = 0, changed_outside = 0, differ = 0, darker = 0, brightest = 0;
     for (int y = 0; y < h; ++y) {
       for (int x = 0; x < w; ++x) {
-        const unsigned char* p = &a[(std::size_t(y) * w + x) * 3];
+        const std::size_t i = (std::size_t(y) * w + x) * 3;
         const bool corner = x < w / 3 && y > h - h / 8;
-        if (p[0] == 255) ++white;
-        if (!corner && p[0] != 100) ++changed_outside;
-        if (p[0] != b[(std::size_t(y) * w + x) * 3]) ++differ;
+        if (a[i] >= 200 && a[i] == a[i + 1] && a[i] == a[i + 2]) ++white;  // white glyphs (antialiased: their cores)
+        brightest = std::max<int>(brightest, a[i]);
+        if (!corner && a[i] != plain[i]) ++changed_outside;
+        if (corner && a[i + 2] < plain[i + 2] && a[i + 2] > 0) ++darker;  // the blue of the background halved
+        if (a[i] != b[i]) ++differ;
       }
     }
-    qInfo("time label: %d white pixels, %d differ between 12.34 s and 56.78 s", white, differ);
+    qInfo("time label: %d white pixels (the brightest %d), %d darkened, %d differ between 12.34 s and 56.78 s", white,
+          brightest, darker, differ);
     QVERIFY(white > 100);
+    QVERIFY(darker > 1000);
     QCOMPARE(changed_outside, 0);
     QVERIFY(differ > 20);
-    std::vector<unsigned char> tiny(16 * 16 * 3, 0);
-    render::stampTime(tiny.data(), 16, 16, 123456.78);
+    render::OffscreenRenderer tiny(16, 16);
+    render::TimeLabel small(16, 16);
+    small.setTime(123456.78);
+    tiny.setScene(small.node());
+    QCOMPARE(tiny.render(pose).size(), std::size_t(16 * 16 * 3));
   }
 
   // A URDF robot drawn off-screen with its meshes: the fingers' STL in the material's steel, the

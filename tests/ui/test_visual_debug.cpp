@@ -318,7 +318,7 @@ class TestVisualDebug : public QObject {
       if (std::isnan(value)) {
         QVERIFY2(metrics[key].isNull(), qPrintable(key));
       } else {
-        QCOMPARE(metrics[key].toDouble(), value);  // %.17g in the JSON: bit for bit
+        QCOMPARE(metrics[key].toDouble(), value);  // the shortest round-trip form in the JSON: bit for bit
       }
       keys << key;
     }
