@@ -64,16 +64,8 @@ void readJointValues(const yaml::Reader& r, const YAML::Node& node, int n, doubl
   std::copy(x.begin(), x.end(), out);
 }
 
-ProbeState readState(const YAML::Node& doc, const std::string& path, const Model& m) {
-  const yaml::Reader r(path);
-  r.checkKeys(doc, {"base", "joints", "modes", "external_wrenches", "jacobian"}, "state");
-  ProbeState s;
-  s.q = neutralConfiguration(m);
-  s.v = VectorXd::Zero(m.nv);
-  s.a = VectorXd::Zero(m.nv);
-  s.tau = VectorXd::Zero(m.nv);
-
-  // Base
+// The base's pose, twist, acceleration and actuator wrench (a free base only).
+void readBase(const yaml::Reader& r, const YAML::Node& doc, const Model& m, ProbeState& s) {
   const YAML::Node base = doc["base"];
   if (m.hasFreeBase()) {
     r.requireMap(r.require(doc, "base", "state"), "state.base");
@@ -103,8 +95,10 @@ ProbeState readState(const YAML::Node& doc, const std::string& path, const Model
     r.fail(base, "state.base: the model's base is fixed; remove 'base' (or probe with "
                  "--base floating|flying)");
   }
+}
 
-  // Joints: every joint needs position and velocity.
+// Joints: every joint needs position and velocity.
+void readJoints(const yaml::Reader& r, const YAML::Node& doc, const Model& m, ProbeState& s) {
   std::vector<std::string> names;
   for (int i = 1; i < m.nbodies; ++i) {
     if (m.joint[i].nv > 0) names.push_back(m.joint[i].name);  // fixed joints have no state
@@ -146,8 +140,10 @@ ProbeState readState(const YAML::Node& doc, const std::string& path, const Model
       }
     }
   }
+}
 
-  // Modal coordinates of flexible bodies, by body name (default zero: undeformed, at rest).
+// Modal coordinates of flexible bodies, by body name (default zero: undeformed, at rest).
+void readModes(const yaml::Reader& r, const YAML::Node& doc, const Model& m, ProbeState& s) {
   if (const YAML::Node modes = doc["modes"]; modes.IsDefined()) {
     r.requireMap(modes, "state.modes");
     for (auto it = modes.begin(); it != modes.end(); ++it) {
@@ -179,8 +175,10 @@ ProbeState readState(const YAML::Node& doc, const std::string& path, const Model
       read("force", s.tau, f.idx_v);
     }
   }
+}
 
-  // External wrenches, at a point of a link, in world or link components.
+// External wrenches, at a point of a link, in world or link components.
+void readExternalWrenches(const yaml::Reader& r, const YAML::Node& doc, const Model& m, ProbeState& s) {
   s.fext.assign(m.nbodies, Vector6::Zero());
   if (const YAML::Node ws = doc["external_wrenches"]; ws.IsDefined()) {
     r.requireSequence(ws, "state.external_wrenches");
@@ -209,7 +207,10 @@ ProbeState readState(const YAML::Node& doc, const std::string& path, const Model
       s.has_fext = true;
     }
   }
+}
 
+// The frame, point and components of the Jacobian to print, if asked.
+void readJacobianRequest(const yaml::Reader& r, const YAML::Node& doc, const Model& m, ProbeState& s) {
   if (const YAML::Node jr = doc["jacobian"]; jr.IsDefined()) {
     r.checkKeys(jr, {"link", "point", "frame"}, "state.jacobian");
     JacobianRequest req;
@@ -222,6 +223,21 @@ ProbeState readState(const YAML::Node& doc, const std::string& path, const Model
     }
     s.jacobian = req;
   }
+}
+
+ProbeState readState(const YAML::Node& doc, const std::string& path, const Model& m) {
+  const yaml::Reader r(path);
+  r.checkKeys(doc, {"base", "joints", "modes", "external_wrenches", "jacobian"}, "state");
+  ProbeState s;
+  s.q = neutralConfiguration(m);
+  s.v = VectorXd::Zero(m.nv);
+  s.a = VectorXd::Zero(m.nv);
+  s.tau = VectorXd::Zero(m.nv);
+  readBase(r, doc, m, s);
+  readJoints(r, doc, m, s);
+  readModes(r, doc, m, s);
+  readExternalWrenches(r, doc, m, s);  // after the joints: the links' poses turn world components
+  readJacobianRequest(r, doc, m, s);
   return s;
 }
 
