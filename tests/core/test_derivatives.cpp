@@ -26,6 +26,7 @@ using namespace grapple::core;
 using grapple::test::RandomTreeOptions;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using grapple::test::randomVector;
 
 namespace {
 
@@ -36,13 +37,6 @@ struct Case {
   BodyWrenches fext;  // empty: none
   const BodyWrenches* wrenches() const { return fext.empty() ? nullptr : &fext; }
 };
-
-VectorXd randomVector(std::mt19937& rng, int n, double scale = 1.0) {
-  std::normal_distribution<double> d(0.0, scale);
-  VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = d(rng);
-  return x;
-}
 
 Model robot(const std::string& file, std::optional<BaseMode> base = std::nullopt) {
   const std::string path = std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/robots/" + file;

@@ -26,6 +26,7 @@ using namespace grapple::core;
 using grapple::test::RandomTreeOptions;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using grapple::test::randomVector;
 
 namespace {
 
@@ -34,13 +35,6 @@ struct Case {
   Model model;
   VectorXd q, v, a, tau;
 };
-
-VectorXd randomVector(std::mt19937& rng, int n, double scale = 1.0) {
-  std::normal_distribution<double> d(0.0, scale);
-  VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = d(rng);
-  return x;
-}
 
 // Random trees of 1..30 links, all joint types, each base mode; a few revolute-only chains too.
 std::vector<Case> makeCases() {

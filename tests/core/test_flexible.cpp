@@ -30,15 +30,9 @@
 using namespace grapple::core;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using grapple::test::randomVector;
 
 namespace {
-
-VectorXd randomVector(std::mt19937& rng, int n, double scale) {
-  std::normal_distribution<double> g(0.0, scale);
-  VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = g(rng);
-  return x;
-}
 
 // A floating base carrying: a two-segment flexible arm (segments bending in both planes, with
 // traction and torsion), a payload fixed at the second segment's tip, and a flexible appendage

@@ -11,10 +11,12 @@
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/sim/quasi_static.hpp"
+#include "tests/support/random_model.hpp"
 
 using namespace grapple::core;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using grapple::test::randomVector;
 
 namespace {
 
@@ -43,13 +45,6 @@ Model cantilever(int modes) {
       "      inertia: {xx: 1.0e-3, yy: 1.0e-3, zz: 1.0e-3}\n"
       "      joint: {name: weight_mount, type: fixed, parent: beam, origin: {xyz: [2.0, 0, 0]}}\n";
   return loadModelYamlString(text, "cantilever.yaml");
-}
-
-VectorXd randomVector(std::mt19937& rng, int n, double scale) {
-  std::normal_distribution<double> g(0.0, scale);
-  VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = g(rng);
-  return x;
 }
 
 }  // namespace

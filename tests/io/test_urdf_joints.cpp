@@ -29,10 +29,12 @@
 #include "core/sim/integrator.hpp"
 #include "tests/support/compare.hpp"
 #include "tests/support/load_files.hpp"
+#include "tests/support/random_model.hpp"
 
 using namespace grapple::core;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using grapple::test::randomVector;
 
 namespace {
 
@@ -51,13 +53,6 @@ std::string readText(const std::string& path) {
 Model withoutMimics(const std::string& path) {
   const std::string xml = std::regex_replace(readText(path), std::regex("<mimic[^>]*/>"), "");
   return loadUrdfString(xml, path).model;
-}
-
-VectorXd randomVector(std::mt19937& rng, int n) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  VectorXd x(n);
-  for (int k = 0; k < n; ++k) x[k] = g(rng);
-  return x;
 }
 
 // A mimic relation in the robot without mimics: q_follower = multiplier q_leader + offset.

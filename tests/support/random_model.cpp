@@ -94,4 +94,11 @@ Model serialChain(int n, BaseMode base) {
   return b.build();
 }
 
+Eigen::VectorXd randomVector(std::mt19937& rng, int n, double scale) {
+  std::normal_distribution<double> d(0.0, scale);
+  Eigen::VectorXd x(n);
+  for (int k = 0; k < n; ++k) x[k] = d(rng);
+  return x;
+}
+
 }  // namespace grapple::test

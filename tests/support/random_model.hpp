@@ -24,6 +24,9 @@ core::Model randomTree(std::mt19937& rng, const RandomTreeOptions& options);
 // on the given base (a 100 kg box when free).
 core::Model serialChain(int n, core::BaseMode base);
 
+// A vector of n independent normal draws of standard deviation scale.
+Eigen::VectorXd randomVector(std::mt19937& rng, int n, double scale = 1.0);
+
 // A random physically valid inertia about the centre of mass.
 core::Matrix3 randomInertiaAboutCom(std::mt19937& rng, double mass);
 
