@@ -8,6 +8,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "core/control/capture_controller.hpp"
 #include "core/math/rotation.hpp"
 #include "core/sim/channels.hpp"
 #include "core/planning/feasibility.hpp"
@@ -108,13 +109,14 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
         double grasped_at = NAN;
         while (sim.step()) {
           if (phase < 0) continue;
-          const double p = sim.recorder().column(phase).back();
-          if (p == 4) break;
-          if (p == 5 && std::isnan(grasped_at)) grasped_at = sim.time();
+          using Phase = CaptureController::Phase;  // the channel records the phase's number
+          const auto p = static_cast<Phase>(static_cast<int>(sim.recorder().column(phase).back()));
+          if (p == Phase::kStopped) break;
+          if (p == Phase::kAttached && std::isnan(grasped_at)) grasped_at = sim.time();
           if (sim.time() > grasped_at + after) break;
           // Still tracking, without a grasp, `after` seconds past the planned meeting (no abort
           // monitor to end it): a miss, whatever comes later.
-          if (p == 2 && sim.time() > sim.plannedCaptureTime() + after) break;
+          if (p == Phase::kTracking && sim.time() > sim.plannedCaptureTime() + after) break;
         }
         const MissionMetrics m = missionMetrics(sim);
         cell.outcome = m.outcome;
