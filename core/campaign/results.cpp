@@ -220,10 +220,16 @@ MergeReport mergeCampaign(const std::string& dir) {
     const auto& [i, j] = s.summaries[n];
     csv += std::to_string(i);
     const json values = j.contains("campaign") ? j["campaign"].value("values", json::object()) : json::object();
-    for (const std::string& c : m.columns) csv += "," + (values.contains(c) ? cell(values[c]) : std::string());
+    for (const std::string& c : m.columns) {
+      csv += ',';
+      if (values.contains(c)) csv += cell(values[c]);
+    }
     csv += "," + records[n].outcome;
     const json metrics = j.value("metrics", json::object());
-    for (const std::string& k : metric_names) csv += "," + (metrics.contains(k) ? cell(metrics[k]) : std::string());
+    for (const std::string& k : metric_names) {
+      csv += ',';
+      if (metrics.contains(k)) csv += cell(metrics[k]);
+    }
     csv += "," + csvField(records[n].error) + "\n";
   }
   writeFileAtomically(dir + "/runs.csv", csv);
