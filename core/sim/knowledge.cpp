@@ -149,23 +149,29 @@ Knowledge::Knowledge(const Model& truth, const Scenario& s) : full_(knownChaser(
     debris_ = knownDebris(s.debris.properties, s.debris.size, s.knowledge->debris);
     debris_off_ = true;
   }
-  if (s.knowledge->rigid && truth.hasFlexibleBodies()) {
-    try {
-      const std::vector<std::vector<int>> none(static_cast<std::size_t>(truth.nbodies));
-      const LockedModes t(truth, none);  // the truth's rigid coordinates
+  // flexible: rigid: the truth's coordinates without the modes, and the model without them (the
+  // knowledge's robot may have modes where the truth has none, or none where it has some).
+  const std::vector<std::vector<int>> none(static_cast<std::size_t>(truth.nbodies));
+  try {
+    if (s.knowledge->rigid && truth.hasFlexibleBodies()) {
+      const LockedModes t(truth, none);
       q_map_ = t.qMap();
       v_map_ = t.vMap();
-      if (full_.hasFlexibleBodies()) rigid_ = std::make_unique<LockedModes>(full_, none);
-    } catch (const std::invalid_argument& e) {
-      throw KnowledgeError({"flexible"}, std::string("knowledge.flexible: ") + e.what());
     }
-    index_.assign(static_cast<std::size_t>(truth.nv), -1);
+    if (s.knowledge->rigid && full_.hasFlexibleBodies()) rigid_ = std::make_unique<LockedModes>(full_, none);
+  } catch (const std::invalid_argument& e) {
+    throw KnowledgeError({"flexible"}, std::string("knowledge.flexible: ") + e.what());
+  }
+  index_.resize(static_cast<std::size_t>(truth.nv));
+  std::iota(index_.begin(), index_.end(), 0);
+  if (!v_map_.empty()) {
+    index_.assign(index_.size(), -1);
     for (std::size_t k = 0; k < v_map_.size(); ++k) index_[static_cast<std::size_t>(v_map_[k])] = static_cast<int>(k);
-  } else {
-    index_.resize(static_cast<std::size_t>(truth.nv));
-    std::iota(index_.begin(), index_.end(), 0);
   }
   if (!rigid_) data_ = std::make_unique<Data>(full_, full_.hasFlexibleBodies());
+  if (model().nv != (v_map_.empty() ? truth.nv : static_cast<int>(v_map_.size()))) {
+    throw KnowledgeError({"robot"}, "knowledge.robot: its coordinates are not the chaser's");
+  }
   ee_frame_ = endEffectorFrame(model(), s);
   tau_ = Eigen::VectorXd::Zero(model().nv);
 }

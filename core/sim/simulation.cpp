@@ -643,11 +643,12 @@ void Simulation::Impl::watchGrasp() {
   std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
                 "tracked within tolerance since t = %.3f s; approach axis %.1f deg from the grasp axis", o.distance,
                 o.relative_speed, within_since, axis_deg);
-  if (sensing) {
-    std::snprintf(detail, sizeof detail, "grasp closed on the estimate: %.4f m from the estimated grasp "
+  if (sensing || (knowledge && knowledge->debrisOff())) {
+    std::snprintf(detail, sizeof detail, "grasp closed on the %s: %.4f m from the %s grasp "
                   "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s; "
-                  "approach axis %.1f deg from the grasp axis", o.grasp_distance, o.grasp_speed, o.distance,
-                  o.relative_speed, within_since, axis_deg);
+                  "approach axis %.1f deg from the grasp axis", sensing ? "estimate" : "debris known",
+                  o.grasp_distance, sensing ? "estimated" : "known", o.grasp_speed, o.distance, o.relative_speed,
+                  within_since, axis_deg);
   }
   events.push_back({t, "capture", detail});
 }

@@ -198,11 +198,26 @@ class TestKnowledge : public QObject {
                               {{"knowledge", "{debris: {mass: -0.1, inertia: [0.3, 0, 0], grasp_point: [0.005, 0, 0]}}"}});
     QVERIFY2(sim->failure().empty(), sim->failure().c_str());
     QVERIFY(sim->plans() >= 1);
-    bool captured = false;
-    for (const SimulationEvent& e : sim->events()) captured = captured || e.kind == "capture";
-    QVERIFY(captured);
+    const SimulationEvent* capture = nullptr;
+    for (const SimulationEvent& e : sim->events()) {
+      if (e.kind == "capture") capture = &e;
+    }
+    QVERIFY(capture != nullptr);
+    QVERIFY2(capture->detail.find("grasp closed on the estimate") == 0, capture->detail.c_str());  // (its camera)
     const auto& d = column(*sim, "distance.ee_target");
     qInfo("hand to the true grasp point at the end: %.4f m", d.back());
+    // Without the camera (the true debris state, its properties as known): the gripper closes on
+    // the grasp point the controllers believe in, 2 cm from the true one.
+    const auto blind = simulate("umetani_yoshida_capture.yaml",
+                                {{"sensors", "{}"}, {"knowledge", "{debris: {inertia: 0.2, grasp_point: [0, 0.02, 0]}}"}});
+    const SimulationEvent* closed = nullptr;
+    for (const SimulationEvent& e : blind->events()) {
+      if (e.kind == "capture") closed = &e;
+    }
+    QVERIFY(closed != nullptr);
+    QVERIFY2(closed->detail.find("grasp closed on the debris known") == 0, closed->detail.c_str());
+    const double at_grasp = column(*blind, "distance.ee_target")[static_cast<std::size_t>(std::lround(closed->time * 50))];
+    QVERIFY2(std::abs(at_grasp - 0.02) < 0.01, std::to_string(at_grasp).c_str());
   }
 
   // flexible: rigid: the controllers' model is the chaser with every mode locked (keepModes): its
