@@ -31,9 +31,13 @@ Matrix12 DebrisCameraSpec::priorCovariance() const {
   return s.cwiseAbs2().asDiagonal();
 }
 
-DebrisSensing::DebrisSensing(const DebrisProperties& debris, const DebrisCameraSpec& spec, const DebrisState& truth0,
-                             double t0)
-    : spec_(spec), debris_(debris), camera_(spec.camera), filter_(debris, spec.camera, spec.filter, drawPrior(spec, truth0, t0)) {
+DebrisSensing::DebrisSensing(const DebrisProperties& truth, const DebrisProperties& known, const DebrisCameraSpec& spec,
+                             const DebrisState& truth0, double t0)
+    : spec_(spec),
+      truth_(truth),
+      debris_(known),
+      camera_(spec.camera),
+      filter_(known, spec.camera, spec.filter, drawPrior(spec, truth0, t0)) {
   next_image_ = static_cast<long>(std::ceil(t0 * spec.camera.rate - 1e-9));
   ahead_ = filter_.posterior();
 }
@@ -65,7 +69,7 @@ DebrisSensing::Report DebrisSensing::report(double t, const DebrisState& truth, 
   J.leftCols<3>().setIdentity();
   J.middleCols<3>(6) = -quatToMatrix(e.state.Q_WB) * skew(debris_.target_B);
   const Vector3 target = targetKinematics(debris_, e.state).position;
-  const Vector3 true_target = targetKinematics(debris_, truth).position;
+  const Vector3 true_target = targetKinematics(truth_, truth).position;
   for (int k = 0; k < 3; ++k) {
     r.position[k] = e.state.r_W[k];
     r.error[k] = err[k];
@@ -85,7 +89,7 @@ void DebrisSensing::advance(double t, const DebrisState& truth, const Transform&
                             std::vector<std::pair<std::string, std::string>>& events) {
   if (stopped_) return;
   if (next_image_ / spec_.camera.rate <= t) {
-    const auto m = camera_.capture(t, debris_, truth, X_WC);
+    const auto m = camera_.capture(t, truth_, truth, X_WC);
     ++next_image_;
     if (m) in_flight_.push_back(*m);
     if (static_cast<bool>(m) != visible_) {

@@ -34,8 +34,10 @@ struct DebrisCameraSpec {
 
 class DebrisSensing {
  public:
-  // debris: the debris (the camera sees the truth; the filter's model is the same properties).
-  DebrisSensing(const DebrisProperties& debris, const DebrisCameraSpec& spec, const DebrisState& truth0, double t0);
+  // truth: the debris the camera sees; known: the filter's model of it (the scenario's knowledge:
+  // mass and inertia, the grasp point it estimates; the truth's without one).
+  DebrisSensing(const DebrisProperties& truth, const DebrisProperties& known, const DebrisCameraSpec& spec,
+                const DebrisState& truth0, double t0);
 
   // When the next image is taken or the next one in flight arrives [s] (infinity once stopped).
   double nextInstant() const;
@@ -71,7 +73,7 @@ class DebrisSensing {
 
  private:
   DebrisCameraSpec spec_;
-  DebrisProperties debris_;
+  DebrisProperties truth_, debris_;          // the debris, and the filter's model of it
   Camera camera_;
   DebrisFilter filter_;
   std::deque<CameraMeasurement> in_flight_;  // taken, not yet arrived (by arrival)

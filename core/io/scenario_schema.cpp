@@ -1,5 +1,6 @@
 #include "core/io/scenario_schema.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -489,6 +490,55 @@ void visitCamera(ScenarioFields& f, DebrisCameraSpec& k) {
   });
 }
 
+// Relative errors per axis: one number (the same on the three axes) or three, each > -1.
+void relativeErrors(ScenarioFields& f, const char* key, Vector3& e, const char* doc) {
+  std::vector<double> in{e[0]};
+  if (e[1] != e[0] || e[2] != e[0]) in = {e[0], e[1], e[2]};
+  f.values(key, in, "", doc);
+  f.check(in.size() == 1 || in.size() == 3, key, "one relative error, or three (x, y, z), expected");
+  f.check(std::all_of(in.begin(), in.end(), [](double x) { return x > -1; }), key,
+          "relative errors > -1 expected (the inertia must stay positive)");
+  e = in.size() == 3 ? Vector3(in[0], in[1], in[2]) : Vector3::Constant(in.empty() ? 0.0 : in[0]);
+}
+
+// One body's errors (MassPropertiesError).
+void visitMassError(ScenarioFields& f, MassPropertiesError& e) {
+  f.number("mass", e.mass, "", between(-1, INFINITY, true), "relative error: the controllers' mass is (1 + mass) m");
+  vector3(f, "com", e.com, "m", "error of the centre of mass, in the link's axes");
+  relativeErrors(f, "inertia", e.inertia, "relative error of the inertia about the centre of mass: one, or one per link axis");
+}
+
+void visitKnowledge(ScenarioFields& f, Scenario& s) {
+  optionalSection(f, "knowledge", s.knowledge, "the model the controllers and planners use (absent: the truth)",
+                  [&](KnowledgeSpec& k) {
+    f.text("robot", k.robot, "another robot file, same bodies and joints, relative to the scenario (default: the chaser's)",
+           Presence::kIfSet);
+    optionalSection(f, "bus", k.bus, "errors on the bus' mass properties", [&](MassPropertiesError& e) { visitMassError(f, e); },
+                    true);
+    optionalSection(f, "payload", k.payload, "errors on the body carrying the end effector",
+                    [&](MassPropertiesError& e) { visitMassError(f, e); }, true);
+    std::vector<std::string> names;
+    for (const auto& [name, e] : k.links) names.push_back(name);
+    if (f.wants("links", !names.empty())) {
+      f.names("links", "errors on other bodies, by name", names, [&](const std::string& name) {
+        f.section(name.c_str(), "", [&] { visitMassError(f, k.links[name]); }, true);
+      }, false);
+    }
+    KnowledgeSpec::Debris& d = k.debris;
+    if (f.wants("debris", !d.zero())) {
+      f.section("debris", "the debris as the controllers know it", [&] {
+        f.number("mass", d.mass, "", between(-1, INFINITY, true), "relative error of its mass");
+        relativeErrors(f, "inertia", d.inertia, "relative error of its inertia: one, or one per body axis");
+        f.boolean("ratios_only", d.ratios_only, "only the inertia's ratios known: scaled to a uniform box of debris.size");
+        vector3(f, "grasp_point", d.grasp_point, "m", "error of the grasp point, debris body axes");
+      }, true);
+    }
+    choice(f, "flexible", k.rigid, Words<bool>{{false, "modes"}, {true, "rigid"}},
+           "modes: the chaser's flexible modes as the truth's; rigid: left out of the controllers' model");
+    f.check(!(f.loading() && !k.debris.zero() && !s.debris.enabled), "debris", "the scenario has no debris");
+  }, false);
+}
+
 }  // namespace
 
 void visitScenario(ScenarioFields& f, Scenario& s) {
@@ -503,6 +553,7 @@ void visitScenario(ScenarioFields& f, Scenario& s) {
   visitControllers(f, s);
   visitRun(f, s);
   visitRequirements(f, s);
+  visitKnowledge(f, s);
   if (f.wants("sensors", s.sensors.camera.has_value())) {
     f.section("sensors", "what the controllers know of the debris (absent: the truth)", [&] {
       optionalSection(f, "camera", s.sensors.camera, "the debris seen by a camera and estimated by a filter",

@@ -14,6 +14,7 @@
 #include "core/io/scenario_document.hpp"
 #include "core/io/scenario_schema.hpp"
 #include "core/io/yaml_util.hpp"
+#include "core/sim/knowledge.hpp"
 
 namespace grapple::core {
 
@@ -369,6 +370,7 @@ class ModelCheck {
     if (!s_.run.end_effector.empty() && m_.frameId(s_.run.end_effector) < 0) {
       noFrame(doc_["run"]["end_effector"], "run.end_effector", s_.run.end_effector);
     }
+    if (s_.knowledge) knowledge();
   }
 
  private:
@@ -441,6 +443,24 @@ class ModelCheck {
     }
     if (m_.base_mode == BaseMode::kFixed && init.base_twist.norm() > 0) {
       r_.fail(at("chaser", "initial", "base", "twist"), "chaser.initial.base.twist: the base is fixed");
+    }
+  }
+
+  // The controllers' model and debris can be built from the knowledge (sim/knowledge): errors at
+  // the key at fault.
+  void knowledge() const {
+    try {
+      if (s_.debris.enabled) knownDebris(s_.debris.properties, s_.debris.size, s_.knowledge->debris);
+      Knowledge k(m_, s_);
+    } catch (const KnowledgeError& e) {
+      YAML::Node n;
+      n.reset(doc_["knowledge"]);
+      for (const std::string& key : e.keys()) {
+        const YAML::Node cn = n;
+        if (!cn.IsMap() || !cn[key].IsDefined()) break;
+        n.reset(static_cast<const YAML::Node&>(cn)[key]);
+      }
+      r_.fail(n, e.what());
     }
   }
 
@@ -548,17 +568,30 @@ LoadedScenario loadScenarioDocument(const std::string& path, const YAML::Node& d
   s.name = fs::path(path).stem().string();
   FieldReader reader(r, doc);
   visitScenario(reader, s);
+  // The scenario's settings that apply to the robot's model (the chaser's and the knowledge's).
+  auto settle = [&](Model& m) {
+    m.gravity_W = s.gravity;
+    if (!s.chaser.structural_damping) return;
+    for (FlexibleBody& f : m.flex) {
+      if (f.nf == 0 || !f.D.isZero(0.0)) continue;
+      f.D = modalDamping(f.K, f.frequency, Eigen::VectorXd::Constant(f.nf, *s.chaser.structural_damping));
+    }
+  };
   // A bad robot file reports its own file and line; an embedded robot, the scenario's.
   out.model = s.chaser.model_yaml.empty()
                   ? loadModelFile(s.chaser.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model,
                                   s.chaser.inertia)
                   : buildModelYaml(r, doc["chaser"]["model"], s.chaser.base_mode, s.chaser.flex_model);
-  out.model.gravity_W = s.gravity;
-  if (s.chaser.structural_damping) {
-    for (FlexibleBody& f : out.model.flex) {
-      if (f.nf == 0 || !f.D.isZero(0.0)) continue;
-      f.D = modalDamping(f.K, f.frequency, Eigen::VectorXd::Constant(f.nf, *s.chaser.structural_damping));
-    }
+  settle(out.model);
+  if (s.knowledge && !s.knowledge->robot.empty()) {
+    KnowledgeSpec& k = *s.knowledge;
+    fs::path p(k.robot);
+    if (p.is_relative() && !path.empty()) p = fs::path(path).parent_path() / p;
+    k.robot_path = p.lexically_normal().string();
+    if (!fs::exists(k.robot_path)) r.fail(doc["knowledge"]["robot"], "knowledge.robot: no robot file '" + k.robot_path + "'");
+    Model known = loadModelFile(k.robot_path, s.chaser.base_mode, &out.warnings, s.chaser.flex_model, s.chaser.inertia);
+    settle(known);
+    k.robot_model = std::make_shared<const Model>(std::move(known));
   }
   checkAgainstModel(r, doc, s, out.model);
   return out;
@@ -611,6 +644,9 @@ void saveScenario(const Scenario& s, const std::string& path) {
   Scenario moved = s;
   if (!s.chaser.robot_path.empty()) {
     moved.chaser.robot = robotReference(s.chaser.robot_path, path);
+  }
+  if (s.knowledge && !s.knowledge->robot_path.empty()) {
+    moved.knowledge->robot = robotReference(s.knowledge->robot_path, path);
   }
   writeFileAtomically(path, scenarioToYaml(moved));
 }

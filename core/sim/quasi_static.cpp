@@ -100,17 +100,13 @@ Model keepModes(const Model& m, const std::vector<std::vector<int>>& keep) {
   return r;
 }
 
-QuasiStaticModes::QuasiStaticModes(const Model& m, double cutoff)
-    : reduced_(keepModes(m, modesBelow(m, cutoff))), data_(reduced_, reduced_.hasFlexibleBodies()) {
-  const std::vector<std::vector<int>> keep = modesBelow(m, cutoff);
+LockedModes::LockedModes(const Model& m, const std::vector<std::vector<int>>& keep)
+    : reduced_(keepModes(m, keep)), data_(reduced_, reduced_.hasFlexibleBodies()) {
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
     for (int d = 0; d < j.nq; ++d) q_map_.push_back(j.idx_q + d);
     for (int d = 0; d < j.nv; ++d) v_map_.push_back(j.idx_v + d);
     const FlexibleBody& fb = m.flex[i];
-    Block b;
-    b.begin = static_cast<int>(cv_.size());
-    std::vector<int> dropped;
     const std::vector<int>& kept = keep[static_cast<std::size_t>(i)];
     for (int k = 0, next = 0; k < fb.nf; ++k) {
       if (next < static_cast<int>(kept.size()) && kept[static_cast<std::size_t>(next)] == k) {
@@ -118,12 +114,25 @@ QuasiStaticModes::QuasiStaticModes(const Model& m, double cutoff)
         v_map_.push_back(fb.idx_v + k);
         ++next;
       } else {
-        dropped.push_back(k);
         cq_.push_back(fb.idx_q + k);
         cv_.push_back(fb.idx_v + k);
       }
     }
+  }
+}
+
+QuasiStaticModes::QuasiStaticModes(const Model& m, double cutoff) : LockedModes(m, modesBelow(m, cutoff)) {
+  // One block per body with condensed modes (cq_, cv_ list them body by body).
+  for (int i = 0, begin = 0; i < m.nbodies; ++i) {
+    const FlexibleBody& fb = m.flex[i];
+    std::vector<int> dropped;
+    for (int k = 0; k < fb.nf; ++k) {
+      if (fb.frequency[k] > cutoff) dropped.push_back(k);
+    }
+    Block b;
+    b.begin = begin;
     b.size = static_cast<int>(dropped.size());
+    begin += b.size;
     if (b.size == 0) continue;
     b.K.compute(fb.K(dropped, dropped));
     if (b.K.info() != Eigen::Success) {
@@ -136,26 +145,26 @@ QuasiStaticModes::QuasiStaticModes(const Model& m, double cutoff)
   rhs_.resize(static_cast<Eigen::Index>(cv_.size()));
 }
 
-void QuasiStaticModes::gatherQ(const Eigen::VectorXd& q, Eigen::VectorXd& q_r) const {
+void LockedModes::gatherQ(const Eigen::VectorXd& q, Eigen::VectorXd& q_r) const {
   q_r.resize(static_cast<Eigen::Index>(q_map_.size()));
   for (std::size_t k = 0; k < q_map_.size(); ++k) q_r[static_cast<Eigen::Index>(k)] = q[q_map_[k]];
 }
 
-void QuasiStaticModes::gatherV(const Eigen::VectorXd& v, Eigen::VectorXd& v_r) const {
+void LockedModes::gatherV(const Eigen::VectorXd& v, Eigen::VectorXd& v_r) const {
   v_r.resize(static_cast<Eigen::Index>(v_map_.size()));
   for (std::size_t k = 0; k < v_map_.size(); ++k) v_r[static_cast<Eigen::Index>(k)] = v[v_map_[k]];
 }
 
-void QuasiStaticModes::scatterV(const Eigen::VectorXd& v_r, Eigen::VectorXd& v) const {
+void LockedModes::scatterV(const Eigen::VectorXd& v_r, Eigen::VectorXd& v) const {
   for (int k : cv_) v[k] = 0;
   for (std::size_t k = 0; k < v_map_.size(); ++k) v[v_map_[k]] = v_r[static_cast<Eigen::Index>(k)];
 }
 
-void QuasiStaticModes::lockQ(Eigen::VectorXd& q) const {
+void LockedModes::lockQ(Eigen::VectorXd& q) const {
   for (int k : cq_) q[k] = 0;
 }
 
-void QuasiStaticModes::lockV(Eigen::VectorXd& v) const {
+void LockedModes::lockV(Eigen::VectorXd& v) const {
   for (int k : cv_) v[k] = 0;
 }
 
@@ -175,7 +184,7 @@ void QuasiStaticModes::deflect(const Model& m, Data& d, Eigen::VectorXd& q, cons
   for (std::size_t k = 0; k < cq_.size(); ++k) q[cq_[k]] = rhs_[static_cast<Eigen::Index>(k)];
 }
 
-void QuasiStaticModes::syncInertia(const Model& m) {
+void LockedModes::syncInertia(const Model& m) {
   reduced_.inertia = m.inertia;
   reduced_.inertia_matrix = m.inertia_matrix;
 }

@@ -32,14 +32,16 @@ namespace grapple::core {
 // std::invalid_argument for a model with mimic joints.
 Model keepModes(const Model& model, const std::vector<std::vector<int>>& keep);
 
-class QuasiStaticModes {
+// The model with some modes locked (keepModes), a workspace for it, and the maps between its
+// coordinates and the full model's: what the quasi-static integrator integrates (below), and the
+// rigid model the controllers may be given (sim/knowledge, `knowledge.flexible: rigid`).
+class LockedModes {
  public:
-  // Condenses every mode of `model` whose frequency (FlexibleBody::frequency: clamped-loaded for
-  // segments, given for appendages) exceeds cutoff [rad/s].
-  QuasiStaticModes(const Model& model, double cutoff);
+  // keep: as keepModes'. Throws std::invalid_argument as keepModes does.
+  LockedModes(const Model& model, const std::vector<std::vector<int>>& keep);
 
-  int condensed() const { return static_cast<int>(cv_.size()); }
-  // The full model with the condensed modes locked, and a workspace for it.
+  int locked() const { return static_cast<int>(cv_.size()); }
+  // The full model with the locked modes at zero, and a workspace for it.
   const Model& reduced() const { return reduced_; }
   Data& reducedData() { return data_; }
   // The full indices of the reduced coordinates: q_full[qMap()[k]] is q_reduced[k] (same for v).
@@ -49,11 +51,29 @@ class QuasiStaticModes {
   // Full <-> reduced coordinates (sizes: the full model's nq, nv; the reduced model's).
   void gatherQ(const Eigen::VectorXd& q, Eigen::VectorXd& q_r) const;
   void gatherV(const Eigen::VectorXd& v, Eigen::VectorXd& v_r) const;
-  // v (full size) from v_r, the condensed entries zero.
+  // v (full size) from v_r, the locked entries zero.
   void scatterV(const Eigen::VectorXd& v_r, Eigen::VectorXd& v) const;
-  // The condensed entries of a full configuration (positions) or velocity-sized vector set to zero.
+  // The locked entries of a full configuration (positions) or velocity-sized vector set to zero.
   void lockQ(Eigen::VectorXd& q) const;
   void lockV(Eigen::VectorXd& v) const;
+
+  // The full model's body inertias copied to the reduced model (after a payload was grasped).
+  void syncInertia(const Model& model);
+
+ protected:
+  Model reduced_;
+  Data data_;
+  std::vector<int> q_map_, v_map_;          // (reduced nq), (reduced nv)
+  std::vector<int> cq_, cv_;                // full indices of the locked coordinates, body by body
+};
+
+class QuasiStaticModes : public LockedModes {
+ public:
+  // Condenses every mode of `model` whose frequency (FlexibleBody::frequency: clamped-loaded for
+  // segments, given for appendages) exceeds cutoff [rad/s].
+  QuasiStaticModes(const Model& model, double cutoff);
+
+  int condensed() const { return locked(); }
 
   // The static deflection of the condensed modes at the full state (q, v) with the accelerations
   // ddq (full size, as scatterV makes them from the reduced model's) under the external wrenches:
@@ -62,14 +82,7 @@ class QuasiStaticModes {
   void deflect(const Model& model, Data& data, Eigen::VectorXd& q, const Eigen::VectorXd& v,
                const Eigen::VectorXd& ddq, const BodyWrenches* fext);
 
-  // The full model's body inertias copied to the reduced model (after a payload was grasped).
-  void syncInertia(const Model& model);
-
  private:
-  Model reduced_;
-  Data data_;
-  std::vector<int> q_map_, v_map_;          // (reduced nq), (reduced nv)
-  std::vector<int> cq_, cv_;                // full indices of the condensed coordinates
   struct Block {                            // one body's condensed modes
     int begin = 0, size = 0;                // in cq_, cv_
     Eigen::LLT<Eigen::MatrixXd> K;          // Cholesky factor of K_cc

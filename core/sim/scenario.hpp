@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -312,6 +313,47 @@ struct Requirements {
   std::optional<double> joint_torque = 200;     // [N m] joint torque the controllers ask, whole run
 };
 
+// Errors on one body's mass properties in the controllers' model (Scenario::knowledge): signed,
+// deterministic. The controllers believe the mass (1 + mass) m, the centre of mass c + com, and the
+// inertia about the centre of mass S I S with S = diag(√(1 + inertia_k)) in the link's axes (its
+// moments about those axes scaled by 1 + inertia_k; one number: the whole tensor scaled).
+struct MassPropertiesError {
+  double mass = 0;                       // relative (> -1)
+  Vector3 com = Vector3::Zero();         // [m] offset, axes of the link defining the body
+  Vector3 inertia = Vector3::Zero();     // relative, per axis (each > -1)
+  bool zero() const { return mass == 0 && com.isZero(0) && inertia.isZero(0); }
+};
+
+// What the controllers and planners know (sim/knowledge): their own model of the chaser and of the
+// debris. Absent (or every error zero): the truth, and runs bit-identical to those without it.
+struct KnowledgeSpec {
+  std::string robot;                     // another robot file, same bodies and joints ("": the chaser's)
+  std::string robot_path;                // resolved path
+  std::shared_ptr<const Model> robot_model;  // its model, loaded by the scenario's loader with the
+                                             //   chaser's overrides (null without `robot`)
+  std::optional<MassPropertiesError> bus;      // body 0
+  std::optional<MassPropertiesError> payload;  // the body carrying the end effector
+  std::map<std::string, MassPropertiesError> links;  // by body name
+  struct Debris {
+    double mass = 0;                     // relative (> -1)
+    Vector3 inertia = Vector3::Zero();   // relative, per debris body axis (each > -1)
+    // Only the inertia's ratios known (what its tumbling shows): the tensor is scaled to the trace
+    // of a uniform box of debris.size with the known mass (then the errors above apply).
+    bool ratios_only = false;
+    Vector3 grasp_point = Vector3::Zero();  // [m] error of the grasp point, debris body axes
+    bool zero() const { return mass == 0 && inertia.isZero(0) && !ratios_only && grasp_point.isZero(0); }
+  } debris;
+  bool rigid = false;                    // the flexible modes left out of the controllers' model
+  // Whether the controllers' chaser is the truth (no robot file, no error, the modes kept).
+  bool chaserIsTruth() const {
+    if (!robot.empty() || rigid || (bus && !bus->zero()) || (payload && !payload->zero())) return false;
+    for (const auto& [name, e] : links) {
+      if (!e.zero()) return false;
+    }
+    return true;
+  }
+};
+
 struct Scenario {
   std::string name, description;
   std::string file;                              // where it was read from (empty if built in code)
@@ -328,6 +370,7 @@ struct Scenario {
   struct Sensors {
     std::optional<DebrisCameraSpec> camera;
   } sensors;
+  std::optional<KnowledgeSpec> knowledge;        // the controllers' model (absent: the truth)
 };
 
 }  // namespace grapple::core

@@ -19,6 +19,7 @@
 #include "core/control/controller.hpp"
 #include "core/planning/feasibility.hpp"
 #include "core/sim/channel_table.hpp"
+#include "core/sim/knowledge.hpp"
 #include "core/sim/modal_stiffness.hpp"
 #include "core/sim/ode.hpp"
 #include "core/sim/quasi_static.hpp"
@@ -96,6 +97,9 @@ struct Simulation::Impl {
   std::unique_ptr<DebrisSensing> sensing;
   DebrisState debris_known;
   int camera_frame = -1;       // -1: the base body
+  // knowledge: the controllers' own model of the chaser (null: the truth's) and of the debris.
+  std::unique_ptr<Knowledge> knowledge;
+  DebrisProperties known_debris;
 
   // Capture: the controller's settings, and the grasp's progress (seen at recording instants).
   const ControllerSpec* capture = nullptr;
@@ -263,7 +267,9 @@ void Simulation::Impl::setInitialState() {
   }
   ee_frame = endEffectorFrame(m, scenario);
   if (ee_frame < 0) throw std::invalid_argument("run.end_effector: the model has no frame");
-  controllers = makeControllers(m, scenario, q0, ee_frame);
+  // The controllers built on their knowledge (sim/knowledge), if it is not the truth.
+  knowledge = makeKnowledge(m, scenario, known_debris);
+  controllers = knowledge ? knowledge->makeControllers(scenario, q0) : makeControllers(m, scenario, q0, ee_frame);
   for (const ControllerSpec& c : scenario.controllers) {
     if (c.type == ControllerType::kCapture) capture = &c;
   }
@@ -275,7 +281,7 @@ void Simulation::Impl::setInitialState() {
   if (const auto& cam = scenario.sensors.camera; cam && scenario.debris.enabled) {
     camera_frame = cam->frame.empty() ? -1 : m.frameId(cam->frame);
     if (!cam->frame.empty() && camera_frame < 0) throw std::invalid_argument("sensors.camera.frame: no frame '" + cam->frame + "'");
-    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, *cam, layout.debrisOf(x), 0.0);
+    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, known_debris, *cam, layout.debrisOf(x), 0.0);
   }
 }
 
@@ -290,7 +296,14 @@ void Simulation::Impl::environmentWrenches(double tt) {
 void Simulation::Impl::control(double tt) {
   const Model& m = model;
   tau.setZero();
-  ControlContext ctx{m, data, tt, q, v, fext_used ? &fext : nullptr, tau};
+  // Knowledge: the controllers work on their own model, in its coordinates (begin).
+  const Model& known = knowledge ? knowledge->model() : m;
+  Data& known_data = knowledge ? knowledge->data() : data;
+  const Eigen::VectorXd& known_q = knowledge ? knowledge->q(q) : q;
+  const Eigen::VectorXd& known_v = knowledge ? knowledge->v(v) : v;
+  Eigen::VectorXd& known_tau = knowledge ? knowledge->forces() : tau;
+  // (end)
+  ControlContext ctx{known, known_data, tt, known_q, known_v, fext_used ? &fext : nullptr, known_tau};
   if (sensing && !attached) {  // (once grasped, the debris moves with the hand: known)
     debris_known = sensing->state(tt);
     ctx.debris = &debris_known;
@@ -300,6 +313,12 @@ void Simulation::Impl::control(double tt) {
   for (auto& c : controllers) {
     ctx.ddq = nullptr;
     c->update(ctx);
+  }
+  // Knowledge: their forces on the truth's coordinates; their accelerations (ctx.ddq) are those
+  // of their model, not the truth's, which the forward dynamics then gives.
+  if (knowledge) {
+    knowledge->applyForces(tau);
+    ctx.ddq = nullptr;
   }
   if (capture_ctl != nullptr && capture_ctl->plans() != plan_state_of) {  // a plan made at tt: its state
     plan_state_of = capture_ctl->plans();
@@ -437,7 +456,8 @@ void Simulation::Impl::setUpChannels() {
   std::vector<char> driven(nv, 0);  // the v coordinates a controller drives along a path
   for (int k = 0; k < nv; ++k) {
     double ref = 0;
-    for (const auto& c : controllers) driven[k] = driven[k] || c->reference(k, 0, ref);
+    const int kc = knowledge ? knowledge->index(k) : k;  // the controllers' index of coordinate k
+    for (const auto& c : controllers) driven[k] = driven[k] || (kc >= 0 && c->reference(kc, 0, ref));
   }
   channels = channelTable(model, scenario, layout, driven, sensing != nullptr, capture != nullptr);
   for (const Channel& c : channels) recorder.add(c.name, c.unit);
@@ -503,7 +523,8 @@ void Simulation::Impl::observeControllers() {
     if (!joint_path[iv]) continue;
     double ref = 0;
     bool driven = false;
-    for (const auto& ctl : controllers) driven = driven || ctl->reference(iv, t, ref);
+    const int kc = knowledge ? knowledge->index(iv) : iv;
+    for (const auto& ctl : controllers) driven = driven || (kc >= 0 && ctl->reference(kc, t, ref));
     o.joint_reference[iv] = driven ? ref : NAN;
   }
   if (!capture) return;
@@ -523,12 +544,18 @@ void Simulation::Impl::observeDebris() {
   o.distance = (o.target.position - o.hand.p).norm();
   o.relative_speed = (o.target.velocity - o.hand_velocity).norm();
   // With a camera the gripper closes on the estimate (the hand's own state is known exactly).
+  // With a knowledge of the debris, on the grasp point the controllers believe in.
   o.grasp_distance = o.distance;
   o.grasp_speed = o.relative_speed;
+  if (knowledge && knowledge->debrisOff() && !sensing) {
+    const PointKinematics kk = targetKinematics(known_debris, o.debris);
+    o.grasp_distance = (kk.position - o.hand.p).norm();
+    o.grasp_speed = (kk.velocity - o.hand_velocity).norm();
+  }
   if (!sensing) return;
   o.estimate = sensing->report(t, o.debris, cameraPose().p);
   if (!sensing->stopped()) {
-    const PointKinematics ek = targetKinematics(P, sensing->state(t));
+    const PointKinematics ek = targetKinematics(known_debris, sensing->state(t));
     o.grasp_distance = (ek.position - o.hand.p).norm();
     o.grasp_speed = (ek.velocity - o.hand_velocity).norm();
   }
@@ -616,11 +643,12 @@ void Simulation::Impl::watchGrasp() {
   std::snprintf(detail, sizeof detail, "grasp closed: %.4f m from the grasp point at %.4f m/s, "
                 "tracked within tolerance since t = %.3f s; approach axis %.1f deg from the grasp axis", o.distance,
                 o.relative_speed, within_since, axis_deg);
-  if (sensing) {
-    std::snprintf(detail, sizeof detail, "grasp closed on the estimate: %.4f m from the estimated grasp "
+  if (sensing || (knowledge && knowledge->debrisOff())) {
+    std::snprintf(detail, sizeof detail, "grasp closed on the %s: %.4f m from the %s grasp "
                   "point at %.4f m/s (truly %.4f m at %.4f m/s), tracked within tolerance since t = %.3f s; "
-                  "approach axis %.1f deg from the grasp axis", o.grasp_distance, o.grasp_speed, o.distance,
-                  o.relative_speed, within_since, axis_deg);
+                  "approach axis %.1f deg from the grasp axis", sensing ? "estimate" : "debris known",
+                  o.grasp_distance, sensing ? "estimated" : "known", o.grasp_speed, o.distance, o.relative_speed,
+                  within_since, axis_deg);
   }
   events.push_back({t, "capture", detail});
 }
@@ -664,6 +692,12 @@ double Simulation::Impl::attachDebris() {
   const Eigen::VectorXd h = massMatrix(m, data, q) * v + J_D.transpose() * p_D;
   m.inertia[attach_body] += Inertia::FromCom(P.mass, com_body, R_body_debris * P.inertia * R_body_debris.transpose());
   m.inertia_matrix[attach_body] = m.inertia[attach_body].matrix();
+  if (knowledge) {
+    // The controllers add the debris they know, its centre of mass where their grasp point puts it.
+    const DebrisProperties& K = known_debris;
+    const Vector3 com_known = com_body + R_body_debris * (P.target_B - K.target_B);
+    knowledge->attach(attach_body, Inertia::FromCom(K.mass, com_known, R_body_debris * K.inertia * R_body_debris.transpose()));
+  }
   Eigen::VectorXd v_plus;
   if (quasi_static) {
     // The condensed modes stay locked through the impact: the momentum balance of the others.
@@ -690,7 +724,7 @@ double Simulation::Impl::attachDebris() {
   // The energy balance goes on from the composite's energy.
   const double total_after = e_after + after_impact.elastic + after_impact.potential;
   energy0 += total_after - total_before;
-  if (CaptureController* cc = captureController()) cc->attach(q);
+  if (CaptureController* cc = captureController()) cc->attach(knowledge ? knowledge->q(q) : q);
   f0_valid = false;  // (the state and the model changed)
   impact.energy_lost = e_before - e_after;
   return impact.energy_lost;
@@ -808,9 +842,13 @@ const PlanCheck* Simulation::planCheck() const {
   const CaptureController* cc = s.capture_ctl;
   if (cc == nullptr || cc->plan() == nullptr || cc->plans() == 0) return nullptr;
   if (s.plan_check_of != cc->plans() || !s.plan_check) {
-    Data data(s.model, s.model.hasFlexibleBodies());
-    s.plan_check = std::make_unique<PlanCheck>(
-        checkCapturePlan(s.model, data, cc->feasibility(), *cc->plan(), s.plan_q, s.plan_v, s.ee_frame));
+    if (s.knowledge) {
+      s.plan_check = s.knowledge->checkPlan(*cc, s.plan_q, s.plan_v);  // (the controllers' prediction)
+    } else {
+      Data data(s.model, s.model.hasFlexibleBodies());
+      s.plan_check = std::make_unique<PlanCheck>(
+          checkCapturePlan(s.model, data, cc->feasibility(), *cc->plan(), s.plan_q, s.plan_v, s.ee_frame));
+    }
     s.plan_check_of = cc->plans();
   }
   return s.plan_check.get();

@@ -237,6 +237,13 @@ class TestScenario : public QObject {
         5, "attitude_control.feedforward");
     row("capture twice", mutated(servo, "  - {type: capture}\n  - {type: capture}\n"), 17, "one capture controller at most");
     row("syntax error", mutated("name: test", "name: [test"), 3, "end of sequence flow not found");
+    const std::string k = validScenario() + "knowledge:\n";  // line 22
+    row("knowledge: no such body", k + "  links:\n    segmnt2: {mass: 0.1}\n", 24, "knowledge.links.segmnt2: the robot has no body");
+    row("knowledge: a merged link", k + "  links:\n    hub2: {mass: 0.1}\n", 24, "merged into it");
+    row("knowledge: inertia count", k + "  bus: {inertia: [0.1, 0.2]}\n", 23, "knowledge.bus.inertia: one relative error, or three");
+    row("knowledge: mass range", k + "  payload: {mass: -2}\n", 23, "knowledge.payload.mass: must be > -1");
+    row("knowledge: not physical", k + "  links:\n    segment2: {inertia: [0, -0.5, 0]}\n", 24, "triangle inequality");
+    row("knowledge: flexible", k + "  flexible: stiff\n", 23, "modes rigid");
     row("sequence for map", mutated("  initial:\n    joints:\n      joint2: {position: 0.5}\n", "  initial: [1, 2]\n"), 5, "chaser.initial");
   }
   void Malformed_NameFileLineAndExpectation() {
@@ -251,6 +258,46 @@ class TestScenario : public QObject {
     const std::string at = grapple::core::LoadError::format(path, line, "");
     QVERIFY2(what.rfind(at, 0) == 0, ("expected '" + at + "...', got '" + what + "'").c_str());
     QVERIFY2(what.find(fragment.toStdString()) != std::string::npos, what.c_str());
+  }
+
+  // The knowledge section: read as written (one inertia error for three axes, or three), written
+  // back and read again the same; saved elsewhere, its robot reference follows, like the chaser's.
+  void Knowledge_ReadWrittenAndReadBack() {
+    Files f;
+    fs::create_directories(f.dir() + "/a/robots");
+    fs::copy_file(kSource + "/scenarios/robots/mda_deos.yaml", f.dir() + "/a/robots/known.yaml");
+    const std::string path = f.write("a/k.yaml", mutated("  target: [0, 0, 1.885]\n", "  target: [0, 0, 1.885]\n  size: [1.5, 1.5, 3.77]\n") +
+                                                     "knowledge:\n"
+                                                     "  robot: robots/known.yaml\n"
+                                                     "  bus: {mass: 0.05, com: [0.01, 0, 0], inertia: -0.1}\n"
+                                                     "  links:\n    segment2: {inertia: [0.03, 0.02, 0.02]}\n"
+                                                     "  debris: {mass: -0.2, ratios_only: true, grasp_point: [0, 0, 0.01]}\n"
+                                                     "  flexible: rigid\n");
+    const LoadedScenario a = loadScenario(path);
+    QVERIFY(a.scenario.knowledge.has_value());
+    const KnowledgeSpec& k = *a.scenario.knowledge;
+    QCOMPARE(k.bus->mass, 0.05);
+    QVERIFY(k.bus->com == Vector3(0.01, 0, 0));
+    QVERIFY(k.bus->inertia == Vector3::Constant(-0.1));
+    QVERIFY(k.links.at("segment2").inertia == Vector3(0.03, 0.02, 0.02));
+    QVERIFY(!k.payload.has_value());
+    QCOMPARE(k.debris.mass, -0.2);
+    QVERIFY(k.debris.ratios_only);
+    QVERIFY(k.debris.grasp_point == Vector3(0, 0, 0.01));
+    QVERIFY(k.rigid);
+    QVERIFY(k.robot_model != nullptr);
+    QCOMPARE(k.robot_model->nv, a.model.nv);
+    const std::string text = scenarioToYaml(a.scenario);
+    QVERIFY(text.find("inertia: -0.1") != std::string::npos);
+    fs::create_directories(f.dir() + "/b/c");
+    saveScenario(a.scenario, f.dir() + "/b/c/k.yaml");
+    const LoadedScenario b = loadScenario(f.dir() + "/b/c/k.yaml");
+    QCOMPARE(b.scenario.knowledge->robot, std::string("../../a/robots/known.yaml"));
+    QCOMPARE(fs::canonical(b.scenario.knowledge->robot_path), fs::canonical(k.robot_path));
+    QVERIFY(b.scenario.knowledge->links.at("segment2").inertia == Vector3(0.03, 0.02, 0.02));
+    QCOMPARE(scenarioToYaml(b.scenario), scenarioToYaml(loadScenarioText(scenarioToYaml(b.scenario), f.dir() + "/b/c/k.yaml").scenario));
+    // No section: none written.
+    QVERIFY(scenarioToYaml(loadScenarioText(validScenario(), path).scenario).find("knowledge") == std::string::npos);
   }
 
   // The adjugate regularization inverts a square [bus; hand] system: 6 joints.
