@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include "core/estimation/chaser_sensing.hpp"
 #include "core/estimation/debris_sensing.hpp"
 #include "core/math/spatial.hpp"
 #include "core/sim/scenario.hpp"
@@ -44,6 +45,7 @@ struct Observation {
   double distance = 0, relative_speed = 0;
   double grasp_distance = 0, grasp_speed = 0;
   DebrisSensing::Report estimate;                 // with a camera
+  ChaserSensing::Report chaser_estimate;          // with the chaser's sensors
   // Per v coordinate: the joint path's reference position (the first controller's that has one);
   // paths_apply: no controller has taken the joints over.
   Eigen::VectorXd joint_reference;

@@ -96,6 +96,11 @@ struct Simulation::Impl {
   std::unique_ptr<DebrisSensing> sensing;
   DebrisState debris_known;
   int camera_frame = -1;       // -1: the base body
+  // sensors.encoders/gyro/star_tracker: the chaser's state the controllers see (sampled control);
+  // actuators: what the actuators make of the commands (and the joints' friction).
+  std::unique_ptr<ChaserSensing> chaser_sensing;
+  std::unique_ptr<Actuators> actuators;
+  Eigen::VectorXd tau_friction;  // τ plus the joints' friction, for the dynamics
 
   // Capture: the controller's settings, and the grasp's progress (seen at recording instants).
   const ControllerSpec* capture = nullptr;
@@ -277,6 +282,17 @@ void Simulation::Impl::setInitialState() {
     if (!cam->frame.empty() && camera_frame < 0) throw std::invalid_argument("sensors.camera.frame: no frame '" + cam->frame + "'");
     sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, *cam, layout.debrisOf(x), 0.0);
   }
+  const double control_rate = scenario.run.control_rate;
+  if (scenario.sensors.any()) {
+    if (!(control_rate > 0)) {
+      throw std::invalid_argument("sensors: the chaser's sensors sample at control instants: set run.control_rate > 0");
+    }
+    chaser_sensing = std::make_unique<ChaserSensing>(m, scenario.sensors, control_rate, q0);
+  }
+  if (scenario.actuators.any()) {
+    const double lever_arm = scenario.chaser.thrusters ? scenario.chaser.thrusters->lever_arm : 1.0;
+    actuators = std::make_unique<Actuators>(m, scenario.actuators, control_rate, lever_arm);
+  }
 }
 
 void Simulation::Impl::environmentWrenches(double tt) {
@@ -290,7 +306,10 @@ void Simulation::Impl::environmentWrenches(double tt) {
 void Simulation::Impl::control(double tt) {
   const Model& m = model;
   tau.setZero();
-  ControlContext ctx{m, data, tt, q, v, fext_used ? &fext : nullptr, tau};
+  // (The chaser's sensors: the controllers see the state as measured and estimated.)
+  const Eigen::VectorXd& q_known = chaser_sensing ? chaser_sensing->q() : q;
+  const Eigen::VectorXd& v_known = chaser_sensing ? chaser_sensing->v() : v;
+  ControlContext ctx{m, data, tt, q_known, v_known, fext_used ? &fext : nullptr, tau};
   if (sensing && !attached) {  // (once grasped, the debris moves with the hand: known)
     debris_known = sensing->state(tt);
     ctx.debris = &debris_known;
@@ -325,8 +344,10 @@ void Simulation::Impl::sampleControl() {
   v = x.segment(nq, nv);
   if (scenario.debris.enabled) debris_now = layout.debrisOf(x);
   environmentWrenches(t);
+  if (chaser_sensing) chaser_sensing->sample(control_index, t, q, v);
   control(t);
   tau_hold = tau;
+  if (actuators) actuators->command(tau_hold);
 }
 
 void Simulation::Impl::inputs(double tt, const Eigen::VectorXd& xx) {
@@ -350,18 +371,26 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
   const Model& m = model;
   inputs(tt, xx);
   const BodyWrenches* fe = fext_used ? &fext : nullptr;
+  // The joints' friction (actuators.friction) adds to the actuators' forces in the dynamics.
+  const Eigen::VectorXd* tau_in = &tau;
+  double p_friction = 0;
+  if (actuators && actuators->hasFriction()) {
+    tau_friction = tau;
+    p_friction = actuators->friction(v, tau_friction);
+    tau_in = &tau_friction;
+  }
   dx.resize(layout.size);
   dx.head(nq) = configurationRate(m, q, v);
   if (quasi_static) {
     QuasiStaticModes& qs = *quasi_static;
     qs.gatherQ(q, q_r);
     qs.gatherV(v, v_r);
-    qs.gatherV(tau, tau_r);
+    qs.gatherV(*tau_in, tau_r);
     ddq_qs.resize(nv);
     qs.scatterV(forwardDynamics(qs.reduced(), qs.reducedData(), q_r, v_r, tau_r, fe), ddq_qs);
     dx.segment(nq, nv) = ddq_qs;
   } else {
-    dx.segment(nq, nv) = solved ? *solved_ddq : forwardDynamics(m, data, q, v, tau, fe);
+    dx.segment(nq, nv) = solved && tau_in == &tau ? *solved_ddq : forwardDynamics(m, data, q, v, *tau_in, fe);
   }
   if (attached) {
     dx.segment<StateLayout::kDebrisSize>(layout.debris).setZero();  // carried by the hand: set from it at each recording
@@ -380,7 +409,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     for (int i = 0; i < m.nbodies; ++i) p_ext += dt.t[i].dot(fext[i]);
   }
   dx[layout.external_work] = p_ext;
-  double p_diss = 0;
+  double p_diss = p_friction;
   for (int i = 0; i < m.nbodies; ++i) {
     const FlexibleBody& fb = m.flex[i];
     if (fb.nf == 0) continue;
@@ -487,6 +516,7 @@ void Simulation::Impl::observe() {
   o.tau = tau;
   o.tau_cmd = tau_cmd;
   o.bus_demand = bus_demand;
+  if (chaser_sensing) o.chaser_estimate = chaser_sensing->report(q, v);
   observeControllers();
   o.com = centerOfMass(m, data, q);
   forwardKinematics(m, data, q, v);
