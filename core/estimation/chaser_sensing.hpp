@@ -39,10 +39,12 @@ namespace grapple::core {
 struct EncoderSpec {
   double rate = 0;                 // [Hz] 0: the control rate
   double delay = 0;                // [s]
-  int bits_per_turn = 16;          // revolute joints' resolution (ours: a 16-bit absolute encoder
-                                   //   on the joint's output, 96 µrad = 20 arcsec)
+  int bits_per_turn = 20;          // revolute joints' resolution (ours: a 20-bit absolute encoder
+                                   //   on the joint's output, 6 µrad = 1.2 arcsec; such encoders
+                                   //   are made with 17 to 32 bits per turn)
   double linear_resolution = 1e-6; // [m] prismatic joints' (a 1 µm linear scale)
-  double noise = 2e-5;             // [rad or m] σ of the white noise before quantization (ours)
+  double noise = 5e-6;             // [rad or m] σ of the white noise before quantization (ours: of
+                                   //   the order of the quantum)
   double bias_sigma = 0;           // [rad or m] σ of each joint's constant offset (0: calibrated)
   int rate_window = 1;             // samples the rate's backward difference spans
   std::uint64_t seed = 1;

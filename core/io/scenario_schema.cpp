@@ -549,12 +549,12 @@ void visitActuators(ScenarioFields& f, Scenario& s) {
   optionalSection(f, "wheels", a.wheels, "the bus torque of reaction wheels: noise and quantization", [&](ActuatorsSpec::Wheels& w) {
     f.number("noise", w.noise, "N m", kNonNegative, "σ per axis, drawn at each control instant");
     f.number("quantization", w.quantization, "N m", kNonNegative, "the command's quantum; 0: none");
-    f.check(!s.chaser.thrusters, "", "the bus torque comes from chaser.thrusters (use actuators.thrusters)");
   }, true);
   optionalSection(f, "thrusters", a.thrusters, "chaser.thrusters' minimum impulse bit", [&](ActuatorsSpec::Thrusters& t) {
     f.number("minimum_impulse_bit", t.minimum_impulse_bit, "N s", kNonNegative,
              "impulses below half of it are not fired, the others at least it");
     f.check(s.chaser.thrusters.has_value(), "", "needs chaser.thrusters");
+    f.check(!a.wheels, "", "the bus torque comes from the wheels or from the thrusters: drop actuators.wheels");
   }, true);
   optionalSection(f, "friction", a.friction, "joint friction, Coulomb and viscous", [&](ActuatorsSpec::Friction& r) {
     f.number("coulomb", r.coulomb, "N m or N", kNonNegative, "Coulomb friction F_c");
