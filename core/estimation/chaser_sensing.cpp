@@ -25,6 +25,8 @@ enum Stream : std::uint32_t {
   kStarNoise = 30,
 };
 
+Vector3 vec(const std::array<double, 3>& a) { return {a[0], a[1], a[2]}; }
+
 Vector3 normals(campaign::RandomStream& rng) {
   Vector3 n;
   for (int k = 0; k < 3; ++k) n[k] = rng.normal();
@@ -54,7 +56,7 @@ BusAttitudeFilterSettings GyroSpec::filterSettings(const StarTrackerSpec* tracke
   BusAttitudeFilterSettings s;
   s.arw = arw_deg_sqrt_h * M_PI / 180 / 60;
   s.bias_walk = bias_walk_deg_h_sqrt_h * kDegH / 60;
-  if (tracker) s.star_noise = tracker->noise_arcsec * kArcsec;
+  if (tracker) s.star_noise = vec(tracker->noise_arcsec) * kArcsec;
   s.history = history;
   return s;
 }
@@ -98,11 +100,11 @@ ChaserSensing::ChaserSensing(const Model& model, const ChaserSensorsSpec& spec, 
     gyro_dt_ = gyro_every_ / control_rate;
     const StarTrackerSpec* st = spec_.star_tracker ? &*spec_.star_tracker : nullptr;
     if (st) {
-      if (!(st->noise_arcsec.minCoeff() > 0) || !(st->delay >= 0) || !st->bias_arcsec.allFinite()) {
+      if (!(vec(st->noise_arcsec).minCoeff() > 0) || !(st->delay >= 0) || !vec(st->bias_arcsec).allFinite()) {
         throw std::invalid_argument("sensors.star_tracker: noise_arcsec > 0, delay >= 0 expected");
       }
       star_every_ = divisorOrThrow(control_rate, st->rate, "sensors.star_tracker");
-      star_bias_ = quatExp(st->bias_arcsec * kArcsec);
+      star_bias_ = quatExp(vec(st->bias_arcsec) * kArcsec);
       star_noise_.emplace(st->seed, 0, kStarNoise);
     }
     // The prior: the truth's initial bias drawn from it, the attitude estimate's error too.
@@ -173,7 +175,7 @@ void ChaserSensing::sampleBus(long tick, double t, const Eigen::VectorXd& q, con
     Timed s;
     s.time = t;
     s.arrival = tick == 0 ? t : t + st.delay;
-    const Vector3 nu = (st.noise_arcsec * kArcsec).cwiseProduct(normals(*star_noise_));
+    const Vector3 nu = (vec(st.noise_arcsec) * kArcsec).cwiseProduct(normals(*star_noise_));
     s.Q = quatMultiply(quatMultiply(Q_true, star_bias_), quatExp(nu));
     star_flight_.push_back(s);
   }

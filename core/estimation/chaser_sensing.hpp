@@ -17,6 +17,7 @@
 // a fixed count per sample, so a seed gives a bit-identical run.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -57,8 +58,9 @@ struct EncoderSpec {
 struct StarTrackerSpec {
   double rate = 10;                                  // [Hz]
   double delay = 0.1;                                // [s]
-  Vector3 noise_arcsec = Vector3(5, 5, 40);          // [arcsec] σ per bus axis
-  Vector3 bias_arcsec = Vector3::Zero();             // [arcsec] constant misalignment, bus axes
+  // (Plain arrays: a Scenario stays cheap to copy.)
+  std::array<double, 3> noise_arcsec{5, 5, 40};      // [arcsec] σ per bus axis
+  std::array<double, 3> bias_arcsec{0, 0, 0};        // [arcsec] constant misalignment, bus axes
   std::uint64_t seed = 1;
 };
 

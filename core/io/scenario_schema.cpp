@@ -1,5 +1,6 @@
 #include "core/io/scenario_schema.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -526,9 +527,9 @@ void visitEncoders(ScenarioFields& f, EncoderSpec& e, const RunSettings& run) {
 void visitStarTracker(ScenarioFields& f, StarTrackerSpec& st, const Scenario& s) {
   sensorTiming(f, st.rate, st.delay, s.run, "measurements per second");
   f.check(st.rate > 0, "rate", "must be > 0");
-  vector3(f, "noise_arcsec", st.noise_arcsec, "arcsec", "σ per bus axis (cross-boresight, cross, about the boresight)");
-  f.check(st.noise_arcsec.minCoeff() > 0, "noise_arcsec", "each σ must be > 0");
-  vector3(f, "bias_arcsec", st.bias_arcsec, "arcsec", "constant misalignment, bus axes");
+  f.vector("noise_arcsec", st.noise_arcsec.data(), 3, "arcsec", "σ per bus axis (cross-boresight, cross, about the boresight)");
+  f.check(*std::min_element(st.noise_arcsec.begin(), st.noise_arcsec.end()) > 0, "noise_arcsec", "each σ must be > 0");
+  f.vector("bias_arcsec", st.bias_arcsec.data(), 3, "arcsec", "constant misalignment, bus axes");
   seedKey(f, st.seed, "the noise");
   f.check(s.sensors.gyro.has_value(), "", "needs sensors.gyro (the attitude filter propagates with it)");
 }

@@ -163,6 +163,9 @@ struct Simulation::Impl {
   // A control instant: the controllers see the state x and their forces are held until the next.
   void sampleControl();
   void setInitialState();
+  // The chaser's sensors and the actuators' imperfections (scenario sensors.encoders/gyro/
+  // star_tracker, actuators), on the initial state.
+  void setUpChaser();
   // The channel table (the joints a controller drives along a path get reference channels).
   void setUpChannels();
   // A recording instant, in three steps. observe: τ and the wrenches at t, the quasi-static modes'
@@ -282,16 +285,19 @@ void Simulation::Impl::setInitialState() {
     if (!cam->frame.empty() && camera_frame < 0) throw std::invalid_argument("sensors.camera.frame: no frame '" + cam->frame + "'");
     sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, *cam, layout.debrisOf(x), 0.0);
   }
+}
+
+void Simulation::Impl::setUpChaser() {
   const double control_rate = scenario.run.control_rate;
   if (scenario.sensors.any()) {
     if (!(control_rate > 0)) {
       throw std::invalid_argument("sensors: the chaser's sensors sample at control instants: set run.control_rate > 0");
     }
-    chaser_sensing = std::make_unique<ChaserSensing>(m, scenario.sensors, control_rate, q0);
+    chaser_sensing = std::make_unique<ChaserSensing>(model, scenario.sensors, control_rate, q);  // (q: the initial state)
   }
   if (scenario.actuators.any()) {
     const double lever_arm = scenario.chaser.thrusters ? scenario.chaser.thrusters->lever_arm : 1.0;
-    actuators = std::make_unique<Actuators>(m, scenario.actuators, control_rate, lever_arm);
+    actuators = std::make_unique<Actuators>(model, scenario.actuators, control_rate, lever_arm);
   }
 }
 
@@ -751,6 +757,7 @@ Simulation::Simulation(Scenario scenario, Model model)
     throw std::invalid_argument("run: duration, record_rate and step must be > 0, control_rate >= 0");
   }
   s.setInitialState();
+  s.setUpChaser();
   s.setUpChannels();
   if (run.integrator == IntegratorType::kQuasiStatic) {
     // The condensed modes start at rest (their deflection is set by the first observe()).

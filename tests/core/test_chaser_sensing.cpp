@@ -468,7 +468,7 @@ class TestChaserSensing : public QObject {
     QCOMPARE(r.scenario.sensors.encoders->bits_per_turn, 18);
     QCOMPARE(r.scenario.sensors.gyro->seed, std::uint64_t{4});
     QCOMPARE(r.scenario.sensors.star_tracker->rate, 5.0);
-    QCOMPARE(r.scenario.sensors.star_tracker->noise_arcsec, Vector3(3, 3, 20));
+    QVERIFY((r.scenario.sensors.star_tracker->noise_arcsec == std::array<double, 3>{3, 3, 20}));
     QCOMPARE(r.scenario.actuators.thrusters->minimum_impulse_bit, 0.02);
     QVERIFY(!r.scenario.actuators.wheels && !r.scenario.actuators.friction);
   }
