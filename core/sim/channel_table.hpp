@@ -45,7 +45,6 @@ struct Observation {
   double distance = 0, relative_speed = 0;
   double grasp_distance = 0, grasp_speed = 0;
   DebrisSensing::Report estimate;                 // with a camera
-  ChaserSensing::Report chaser_estimate;          // with the chaser's sensors
   // Per v coordinate: the joint path's reference position (the first controller's that has one);
   // paths_apply: no controller has taken the joints over.
   Eigen::VectorXd joint_reference;
@@ -53,6 +52,7 @@ struct Observation {
   Vector3 hand_reference = Vector3::Constant(NAN);  // the capture plan's (NaN while no plan is flown)
   double capture_phase = 0;                       // CaptureController::Phase
   double bus_demand = 0;                          // [N m] the largest bus torque the controllers asked
+  ChaserSensing::Report chaser_estimate;          // with the chaser's sensors
 };
 
 struct Channel {

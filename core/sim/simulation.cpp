@@ -96,11 +96,6 @@ struct Simulation::Impl {
   std::unique_ptr<DebrisSensing> sensing;
   DebrisState debris_known;
   int camera_frame = -1;       // -1: the base body
-  // sensors.encoders/gyro/star_tracker: the chaser's state the controllers see (sampled control);
-  // actuators: what the actuators make of the commands (and the joints' friction).
-  std::unique_ptr<ChaserSensing> chaser_sensing;
-  std::unique_ptr<Actuators> actuators;
-  Eigen::VectorXd tau_friction;  // τ plus the joints' friction, for the dynamics
 
   // Capture: the controller's settings, and the grasp's progress (seen at recording instants).
   const ControllerSpec* capture = nullptr;
@@ -131,6 +126,12 @@ struct Simulation::Impl {
   std::vector<char> outside_limit;   // per v coordinate: -1 below, +1 above, 0 inside
   std::vector<char> saturated;       // per v coordinate
   std::vector<char> joint_path;      // per v coordinate: driven along a path (reference channels)
+
+  // sensors.encoders/gyro/star_tracker: the chaser's state the controllers see (sampled control);
+  // actuators: what the actuators make of the commands (and the joints' friction).
+  std::unique_ptr<ChaserSensing> chaser_sensing;
+  std::unique_ptr<Actuators> actuators;
+  Eigen::VectorXd tau_friction;  // τ plus the joints' friction, for the dynamics
 
   Impl(Scenario s, Model m)
       : scenario(std::move(s)),
