@@ -537,6 +537,82 @@ void visitKnowledge(ScenarioFields& f, Scenario& s) {
            "modes: the chaser's flexible modes as the truth's; rigid: left out of the controllers' model");
     f.check(!(f.loading() && !k.debris.zero() && !s.debris.enabled), "debris", "the scenario has no debris");
   }, false);
+
+std::string numberText(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+// A sensor's seed (an integer >= 0 in the file).
+void seedKey(ScenarioFields& f, std::uint64_t& seed, const char* doc) {
+  int v = static_cast<int>(seed);
+  f.integer("seed", v, atLeast(0), doc);
+  seed = static_cast<std::uint64_t>(v);
+}
+
+// A chaser sensor's rate and delay: it samples at control instants (estimation/chaser_sensing).
+void sensorTiming(ScenarioFields& f, double& rate, double& delay, const RunSettings& run, const char* rate_doc) {
+  f.number("rate", rate, "Hz", kNonNegative, rate_doc);
+  f.number("delay", delay, "s", kNonNegative, "from the sample to its arrival (used at the next control instant)");
+  f.check(run.control_rate > 0, "", "the chaser's sensors sample at control instants: set run.control_rate > 0");
+  const double k = run.control_rate > 0 && rate > 0 ? std::max(1.0, std::round(run.control_rate / rate)) : 1;
+  f.check(!(run.control_rate > 0) || samplingDivisor(run.control_rate, rate) > 0, "rate",
+          "must be the control rate " + numberText(run.control_rate) + " Hz divided by a whole number (e.g. " +
+              numberText(run.control_rate / k) + ")");
+}
+
+void visitEncoders(ScenarioFields& f, EncoderSpec& e, const RunSettings& run) {
+  sensorTiming(f, e.rate, e.delay, run, "samples per second; 0: the control rate");
+  f.integer("bits_per_turn", e.bits_per_turn, between(1, 40), "revolute joints: a quantum of 2π / 2^bits");
+  f.number("linear_resolution", e.linear_resolution, "m", kPositive, "prismatic joints' quantum");
+  f.number("noise", e.noise, "rad or m", kNonNegative, "σ of the white noise before quantization");
+  f.number("bias_sigma", e.bias_sigma, "rad or m", kNonNegative, "σ of each joint's constant offset (drawn)");
+  f.integer("rate_window", e.rate_window, between(1, 1000), "joint rates: backward difference over this many samples");
+  seedKey(f, e.seed, "the noise and the offsets");
+}
+
+void visitStarTracker(ScenarioFields& f, StarTrackerSpec& st, const Scenario& s) {
+  sensorTiming(f, st.rate, st.delay, s.run, "measurements per second");
+  f.check(st.rate > 0, "rate", "must be > 0");
+  f.vector("noise_arcsec", st.noise_arcsec.data(), 3, "arcsec", "σ per bus axis (cross-boresight, cross, about the boresight)");
+  f.check(*std::min_element(st.noise_arcsec.begin(), st.noise_arcsec.end()) > 0, "noise_arcsec", "each σ must be > 0");
+  f.vector("bias_arcsec", st.bias_arcsec.data(), 3, "arcsec", "constant misalignment, bus axes");
+  seedKey(f, st.seed, "the noise");
+  f.check(s.sensors.gyro.has_value(), "", "needs sensors.gyro (the attitude filter propagates with it)");
+}
+
+void visitGyro(ScenarioFields& f, GyroSpec& g, const RunSettings& run) {
+  sensorTiming(f, g.rate, g.delay, run, "samples per second; 0: the control rate");
+  f.number("arw_deg_sqrt_h", g.arw_deg_sqrt_h, "deg/√h", kNonNegative, "angle random walk σ_v");
+  f.number("bias_walk_deg_h_sqrt_h", g.bias_walk_deg_h_sqrt_h, "deg/h/√h", kNonNegative, "bias random walk σ_u");
+  f.number("bias_sigma_deg_h", g.bias_sigma_deg_h, "deg/h", kNonNegative, "σ of the initial bias per axis (drawn; the filter's prior)");
+  f.number("prior_attitude_arcsec", g.prior_attitude_arcsec, "arcsec", kPositive,
+           "σ per axis of the attitude filter's initial error (drawn)");
+  f.number("history", g.history, "s", kNonNegative, "the attitude filter keeps this much to insert late star-tracker measurements");
+  seedKey(f, g.seed, "the noise, the bias walk, the initial bias and the filter's prior error");
+}
+
+void visitActuators(ScenarioFields& f, Scenario& s) {
+  ActuatorsSpec& a = s.actuators;
+  optionalSection(f, "wheels", a.wheels, "the bus torque of reaction wheels: noise and quantization", [&](ActuatorsSpec::Wheels& w) {
+    f.number("noise", w.noise, "N m", kNonNegative, "σ per axis, drawn at each control instant");
+    f.number("quantization", w.quantization, "N m", kNonNegative, "the command's quantum; 0: none");
+  }, true);
+  optionalSection(f, "thrusters", a.thrusters, "chaser.thrusters' minimum impulse bit", [&](ActuatorsSpec::Thrusters& t) {
+    f.number("minimum_impulse_bit", t.minimum_impulse_bit, "N s", kNonNegative,
+             "impulses below half of it are not fired, the others at least it");
+    f.check(s.chaser.thrusters.has_value(), "", "needs chaser.thrusters");
+    f.check(!a.wheels, "", "the bus torque comes from the wheels or from the thrusters: drop actuators.wheels");
+  }, true);
+  optionalSection(f, "friction", a.friction, "joint friction, Coulomb and viscous", [&](ActuatorsSpec::Friction& r) {
+    f.number("coulomb", r.coulomb, "N m or N", kNonNegative, "Coulomb friction F_c");
+    f.number("viscous", r.viscous, "N m s/rad or N s/m", kNonNegative, "viscous coefficient");
+    f.number("width", r.width, "rad/s or m/s", kPositive, "the sign tanh(q̇ / width) smoothed over this");
+  }, true);
+  seedKey(f, a.seed, "the wheels' noise");
+  f.check(!(a.sampled() && !(s.run.control_rate > 0)), "",
+          "the wheels and the thrusters act at control instants: set run.control_rate > 0");
 }
 
 }  // namespace
@@ -554,11 +630,22 @@ void visitScenario(ScenarioFields& f, Scenario& s) {
   visitRun(f, s);
   visitRequirements(f, s);
   visitKnowledge(f, s);
-  if (f.wants("sensors", s.sensors.camera.has_value())) {
-    f.section("sensors", "what the controllers know of the debris (absent: the truth)", [&] {
-      optionalSection(f, "camera", s.sensors.camera, "the debris seen by a camera and estimated by a filter",
+  Scenario::Sensors& sn = s.sensors;
+  if (f.wants("sensors", sn.camera.has_value() || sn.any())) {
+    f.section("sensors", "what the controllers know of the debris and of the chaser (absent: the truth)", [&] {
+      optionalSection(f, "camera", sn.camera, "the debris seen by a camera and estimated by a filter",
                       [&](DebrisCameraSpec& k) { visitCamera(f, k); }, false);
+      optionalSection(f, "encoders", sn.encoders, "the 1-DOF joints' positions and rates from encoders",
+                      [&](EncoderSpec& e) { visitEncoders(f, e, s.run); }, false);
+      optionalSection(f, "gyro", sn.gyro, "the bus' rate from a gyro (with the star tracker: the attitude filter)",
+                      [&](GyroSpec& g) { visitGyro(f, g, s.run); }, false);
+      optionalSection(f, "star_tracker", sn.star_tracker, "the bus' attitude from a star tracker",
+                      [&](StarTrackerSpec& st) { visitStarTracker(f, st, s); }, false);
     });
+  }
+  if (f.wants("actuators", s.actuators.any())) {
+    f.section("actuators", "the actuators' imperfections, unknown to the controllers (absent: none)",
+              [&] { visitActuators(f, s); });
   }
 }
 
@@ -566,11 +653,6 @@ namespace {
 
 std::string join(const std::string& parent, const std::string& key) { return parent.empty() ? key : parent + "." + key; }
 
-std::string numberText(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
 
 std::string listText(const double* v, std::size_t n, double scale = 1) {
   std::string s;

@@ -367,6 +367,19 @@ class ModelCheck {
       if (!s_.debris.enabled) r_.fail(at, "sensors.camera: the camera sees the debris (the scenario has none)");
       if (!cam->frame.empty() && m_.frameId(cam->frame) < 0) noFrame(at["frame"], "sensors.camera.frame", cam->frame);
     }
+    // The bus' sensors and actuators need a bus that moves.
+    if (s_.sensors.gyro && !m_.hasFreeBase()) r_.fail(at("sensors", nullptr, nullptr, "gyro"), "sensors.gyro: the chaser's base is fixed");
+    const ActuatorsSpec& a = s_.actuators;
+    for (const char* key : {"wheels", "thrusters"}) {
+      const bool given = std::string(key) == "wheels" ? a.wheels.has_value() : a.thrusters.has_value();
+      if (given && m_.base_mode != BaseMode::kFloating) {
+        std::string what = "actuators.";  // (appended piece by piece: GCC 12 warns on "a" + s)
+        what += key;
+        what += ": they act on a floating bus (the robot's base is ";
+        what += baseModeName(m_.base_mode);
+        r_.fail(at("actuators", nullptr, nullptr, key), what + ")");
+      }
+    }
     if (!s_.run.end_effector.empty() && m_.frameId(s_.run.end_effector) < 0) {
       noFrame(doc_["run"]["end_effector"], "run.end_effector", s_.run.end_effector);
     }

@@ -159,6 +159,21 @@ void addDebris(Table& t, bool sensing) {
   t.add(kCameraVisible, "1", [](const Observation& o) { return o.estimate.visible; });
 }
 
+void addChaserSensing(Table& t, const Scenario& scenario) {
+  using namespace channel;
+  if (scenario.sensors.gyro) {
+    t.add(kBusEstimateAttitudeError, "deg", [](const Observation& o) { return o.chaser_estimate.attitude_error; });
+    t.add(kBusEstimateAttitudeSigma3, "deg", [](const Observation& o) { return o.chaser_estimate.attitude_sigma3; });
+    t.add(kBusEstimateBiasError, "deg/h", [](const Observation& o) { return o.chaser_estimate.bias_error; });
+    t.add(kBusEstimateBiasSigma3, "deg/h", [](const Observation& o) { return o.chaser_estimate.bias_sigma3; });
+    t.add(kBusEstimateRateError, "deg/s", [](const Observation& o) { return o.chaser_estimate.rate_error; });
+  }
+  if (scenario.sensors.encoders) {
+    t.add(kEncoderPositionError, "rad", [](const Observation& o) { return o.chaser_estimate.joint_error; });
+    t.add(kEncoderVelocityError, "rad/s", [](const Observation& o) { return o.chaser_estimate.joint_rate_error; });
+  }
+}
+
 void addCapture(Table& t) {
   using namespace channel;
   t.add(kPlanPosition, "m", [](const Observation& o) { return o.hand_reference; });
@@ -206,6 +221,7 @@ std::vector<Channel> channelTable(const Model& model, const Scenario& scenario, 
   addEnergy(t, model, scenario, layout);
   addHand(t);
   if (scenario.debris.enabled) addDebris(t, sensing);
+  addChaserSensing(t, scenario);
   if (capture) addCapture(t);
   addDemands(t, model, scenario);
   return t.take();

@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include "core/estimation/chaser_sensing.hpp"
 #include "core/estimation/debris_sensing.hpp"
 #include "core/math/spatial.hpp"
 #include "core/sim/scenario.hpp"
@@ -51,6 +52,7 @@ struct Observation {
   Vector3 hand_reference = Vector3::Constant(NAN);  // the capture plan's (NaN while no plan is flown)
   double capture_phase = 0;                       // CaptureController::Phase
   double bus_demand = 0;                          // [N m] the largest bus torque the controllers asked
+  ChaserSensing::Report chaser_estimate;          // with the chaser's sensors
 };
 
 struct Channel {

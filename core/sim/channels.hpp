@@ -96,6 +96,18 @@ inline constexpr Name kEstimateTargetSigma3 = "estimate.sigma3.target";
 inline constexpr Name kEstimateRangeError = "estimate.error.range";
 inline constexpr Name kCameraVisible = "camera.visible";
 
+// With the chaser's sensors: the bus attitude filter's errors against the truth and their 3σ
+// bounds (attitude [deg], gyro bias [deg/h]: the error's norm beside 3 √(trace of its
+// covariance)), the bus rate's error [deg/s] (gyro minus estimated bias), the encoders' largest
+// joint position and rate errors [rad or m, per second].
+inline constexpr Name kBusEstimateAttitudeError = "bus_estimate.error.attitude";
+inline constexpr Name kBusEstimateAttitudeSigma3 = "bus_estimate.sigma3.attitude";
+inline constexpr Name kBusEstimateBiasError = "bus_estimate.error.bias";
+inline constexpr Name kBusEstimateBiasSigma3 = "bus_estimate.sigma3.bias";
+inline constexpr Name kBusEstimateRateError = "bus_estimate.error.rate";
+inline constexpr Name kEncoderPositionError = "encoders.error.position";
+inline constexpr Name kEncoderVelocityError = "encoders.error.velocity";
+
 // With a capture controller: the plan's hand position while the hand flies it, the hand's error
 // to it, the controller's phase (CaptureController::Phase as a number).
 inline constexpr Xyz kPlanPosition{"plan.x", "plan.y", "plan.z"};

@@ -11,6 +11,8 @@
 
 #include <Eigen/Core>
 
+#include "core/control/actuators.hpp"
+#include "core/estimation/chaser_sensing.hpp"
 #include "core/estimation/debris_sensing.hpp"
 #include "core/model/model.hpp"
 #include "core/planning/capture_planner.hpp"
@@ -367,10 +369,14 @@ struct Scenario {
   // Sensors. `camera`: the debris seen by a camera on the chaser and estimated by a filter
   // (estimation/debris_sensing); the controllers (the capture's planner, window search and
   // monitor) and the grasp decision then use the estimate. Absent: they use the true debris.
-  struct Sensors {
+  // `encoders`, `star_tracker`, `gyro` (the base ChaserSensorsSpec): the chaser's own state as the
+  // controllers see it (estimation/chaser_sensing); absent: the truth.
+  struct Sensors : ChaserSensorsSpec {
     std::optional<DebrisCameraSpec> camera;
   } sensors;
   std::optional<KnowledgeSpec> knowledge;        // the controllers' model (absent: the truth)
+  // The actuators' imperfections (control/actuators); none given: the commanded forces exactly.
+  ActuatorsSpec actuators;
 };
 
 }  // namespace grapple::core

@@ -131,6 +131,12 @@ struct Simulation::Impl {
   std::vector<char> saturated;       // per v coordinate
   std::vector<char> joint_path;      // per v coordinate: driven along a path (reference channels)
 
+  // sensors.encoders/gyro/star_tracker: the chaser's state the controllers see (sampled control);
+  // actuators: what the actuators make of the commands (and the joints' friction).
+  std::unique_ptr<ChaserSensing> chaser_sensing;
+  std::unique_ptr<Actuators> actuators;
+  Eigen::VectorXd tau_friction;  // τ plus the joints' friction, for the dynamics
+
   Impl(Scenario s, Model m)
       : scenario(std::move(s)),
         model(std::move(m)),
@@ -162,6 +168,9 @@ struct Simulation::Impl {
   // A control instant: the controllers see the state x and their forces are held until the next.
   void sampleControl();
   void setInitialState();
+  // The chaser's sensors and the actuators' imperfections (scenario sensors.encoders/gyro/
+  // star_tracker, actuators), on the initial state.
+  void setUpChaser();
   // The channel table (the joints a controller drives along a path get reference channels).
   void setUpChannels();
   // A recording instant, in three steps. observe: τ and the wrenches at t, the quasi-static modes'
@@ -285,6 +294,20 @@ void Simulation::Impl::setInitialState() {
   }
 }
 
+void Simulation::Impl::setUpChaser() {
+  const double control_rate = scenario.run.control_rate;
+  if (scenario.sensors.any()) {
+    if (!(control_rate > 0)) {
+      throw std::invalid_argument("sensors: the chaser's sensors sample at control instants: set run.control_rate > 0");
+    }
+    chaser_sensing = std::make_unique<ChaserSensing>(model, scenario.sensors, control_rate, q);  // (q: the initial state)
+  }
+  if (scenario.actuators.any()) {
+    const double lever_arm = scenario.chaser.thrusters ? scenario.chaser.thrusters->lever_arm : 1.0;
+    actuators = std::make_unique<Actuators>(model, scenario.actuators, control_rate, lever_arm);
+  }
+}
+
 void Simulation::Impl::environmentWrenches(double tt) {
   fext_used = has_environment;
   if (!has_environment) return;
@@ -296,13 +319,15 @@ void Simulation::Impl::environmentWrenches(double tt) {
 void Simulation::Impl::control(double tt) {
   const Model& m = model;
   tau.setZero();
-  // Knowledge: the controllers work on their own model, in its coordinates (begin).
+  // The state the controllers see: measured and estimated with the chaser's sensors, else the
+  // truth's; in their own model's coordinates with a knowledge (sim/knowledge).
+  const Eigen::VectorXd& q_seen = chaser_sensing ? chaser_sensing->q() : q;
+  const Eigen::VectorXd& v_seen = chaser_sensing ? chaser_sensing->v() : v;
   const Model& known = knowledge ? knowledge->model() : m;
   Data& known_data = knowledge ? knowledge->data() : data;
-  const Eigen::VectorXd& known_q = knowledge ? knowledge->q(q) : q;
-  const Eigen::VectorXd& known_v = knowledge ? knowledge->v(v) : v;
+  const Eigen::VectorXd& known_q = knowledge ? knowledge->q(q_seen) : q_seen;
+  const Eigen::VectorXd& known_v = knowledge ? knowledge->v(v_seen) : v_seen;
   Eigen::VectorXd& known_tau = knowledge ? knowledge->forces() : tau;
-  // (end)
   ControlContext ctx{known, known_data, tt, known_q, known_v, fext_used ? &fext : nullptr, known_tau};
   if (sensing && !attached) {  // (once grasped, the debris moves with the hand: known)
     debris_known = sensing->state(tt);
@@ -344,8 +369,10 @@ void Simulation::Impl::sampleControl() {
   v = x.segment(nq, nv);
   if (scenario.debris.enabled) debris_now = layout.debrisOf(x);
   environmentWrenches(t);
+  if (chaser_sensing) chaser_sensing->sample(control_index, t, q, v);
   control(t);
   tau_hold = tau;
+  if (actuators) actuators->command(tau_hold);
 }
 
 void Simulation::Impl::inputs(double tt, const Eigen::VectorXd& xx) {
@@ -369,18 +396,26 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
   const Model& m = model;
   inputs(tt, xx);
   const BodyWrenches* fe = fext_used ? &fext : nullptr;
+  // The joints' friction (actuators.friction) adds to the actuators' forces in the dynamics.
+  const Eigen::VectorXd* tau_in = &tau;
+  double p_friction = 0;
+  if (actuators && actuators->hasFriction()) {
+    tau_friction = tau;
+    p_friction = actuators->friction(v, tau_friction);
+    tau_in = &tau_friction;
+  }
   dx.resize(layout.size);
   dx.head(nq) = configurationRate(m, q, v);
   if (quasi_static) {
     QuasiStaticModes& qs = *quasi_static;
     qs.gatherQ(q, q_r);
     qs.gatherV(v, v_r);
-    qs.gatherV(tau, tau_r);
+    qs.gatherV(*tau_in, tau_r);
     ddq_qs.resize(nv);
     qs.scatterV(forwardDynamics(qs.reduced(), qs.reducedData(), q_r, v_r, tau_r, fe), ddq_qs);
     dx.segment(nq, nv) = ddq_qs;
   } else {
-    dx.segment(nq, nv) = solved ? *solved_ddq : forwardDynamics(m, data, q, v, tau, fe);
+    dx.segment(nq, nv) = solved && tau_in == &tau ? *solved_ddq : forwardDynamics(m, data, q, v, *tau_in, fe);
   }
   if (attached) {
     dx.segment<StateLayout::kDebrisSize>(layout.debris).setZero();  // carried by the hand: set from it at each recording
@@ -399,7 +434,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     for (int i = 0; i < m.nbodies; ++i) p_ext += dt.t[i].dot(fext[i]);
   }
   dx[layout.external_work] = p_ext;
-  double p_diss = 0;
+  double p_diss = p_friction;
   for (int i = 0; i < m.nbodies; ++i) {
     const FlexibleBody& fb = m.flex[i];
     if (fb.nf == 0) continue;
@@ -507,6 +542,7 @@ void Simulation::Impl::observe() {
   o.tau = tau;
   o.tau_cmd = tau_cmd;
   o.bus_demand = bus_demand;
+  if (chaser_sensing) o.chaser_estimate = chaser_sensing->report(q, v);
   observeControllers();
   o.com = centerOfMass(m, data, q);
   forwardKinematics(m, data, q, v);
@@ -755,6 +791,7 @@ Simulation::Simulation(Scenario scenario, Model model)
     throw std::invalid_argument("run: duration, record_rate and step must be > 0, control_rate >= 0");
   }
   s.setInitialState();
+  s.setUpChaser();
   s.setUpChannels();
   if (run.integrator == IntegratorType::kQuasiStatic) {
     // The condensed modes start at rest (their deflection is set by the first observe()).
