@@ -212,6 +212,10 @@ class TestSensing : public QObject {
     EXPECT_LOAD_ERROR(loadScenario(path, {{"sensors.camera.frame", "tol"}}), path, 0, "did you mean 'tool'");
     EXPECT_LOAD_ERROR(loadScenario(path, {{"sensors.camera.latncy", "0.1"}}), path, 0, "latency");
     EXPECT_LOAD_ERROR(loadScenario(path, {{"sensors.camera.filter.step", "0"}}), path, 0, "sensors.camera.filter.step");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"sensors.camera.occlusion_tolerance", "-0.1"}}), path, 0,
+                      "sensors.camera.occlusion_tolerance");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"controllers[1].replan.false_alarm", "1"}}), path, 0, "false_alarm");
+    EXPECT_LOAD_ERROR(loadScenario(path, {{"controllers[1].replan.mx", "1"}}), path, 0, "max");
     EXPECT_LOAD_ERROR(loadScenario(base, {{"sensors.camera", "{}"}, {"debris", "null"}}), base, 0, "");
     // Written and read back: the same settings.
     const LoadedScenario l = loadScenario(path, {{"sensors.camera.frame", "tool"}, {"sensors.camera.seed", "7"}});
@@ -224,6 +228,12 @@ class TestSensing : public QObject {
     QCOMPARE(y.camera.width, 1024);
     QCOMPARE(y.camera.latency, x.camera.latency);
     QCOMPARE(y.sigma_rate_deg_s, x.sigma_rate_deg_s);
+    // The replan settings: written only when not the defaults, read back the same.
+    const LoadedScenario tuned = loadScenario(path, {{"controllers[1].replan", "{max: 5, false_alarm: 0.01, tolerance: 0.02}"}});
+    const std::string yaml = scenarioToYaml(tuned.scenario);
+    QVERIFY(yaml.find("replan") != std::string::npos && scenarioToYaml(l.scenario).find("replan") == std::string::npos);
+    const ControllerSpec::Capture::Replan& rp = loadScenarioText(yaml, path).scenario.controllers[1].capture.replan;
+    QVERIFY(rp == tuned.scenario.controllers[1].capture.replan && rp.max == 5 && rp.false_alarm == 0.01);
   }
 };
 
