@@ -90,6 +90,26 @@ double chiSquareQuantile(double k, double z) {
   return k * std::pow(1 - a + z * std::sqrt(a), 3);
 }
 
+// One run of a Monte Carlo: the camera with its seed, the prior, and the truth drawn from the
+// prior and moved by the process noise the filter assumes (stream `run` of the seed `seed`).
+struct McRun {
+  CameraSettings camera;
+  DebrisEstimate prior;
+  std::vector<DebrisState> truth;
+};
+McRun monteCarloRun(const DebrisProperties& p, const CameraSettings& c, const DebrisFilterSettings& fs,
+                    std::uint64_t seed, int run, std::uint64_t camera_seed, double duration) {
+  campaign::RandomStream rng(seed, static_cast<std::uint64_t>(run), 1);
+  McRun r;
+  r.camera = c;
+  r.camera.seed = camera_seed;
+  r.prior.state = tumbling();
+  r.prior.P = priorCovariance();
+  const DebrisState truth0 = boxPlus(r.prior.state, draw(rng, r.prior.P));
+  r.truth = truthRun(p, truth0, duration, 0.01, fs, rng);
+  return r;
+}
+
 double graspPointError(const DebrisProperties& p, const DebrisState& a, const DebrisState& b) {
   return (targetKinematics(p, a).position - targetKinematics(p, b).position).norm();
 }
@@ -234,16 +254,11 @@ class TestEstimation : public QObject {
     std::vector<double> nees(images, 0.0);
     double nis = 0;
     for (int run = 0; run < runs; ++run) {
-      campaign::RandomStream rng(7, static_cast<std::uint64_t>(run), 1);
-      CameraSettings c = c0;
-      c.seed = 100 + static_cast<std::uint64_t>(run);
+      const McRun mc = monteCarloRun(p, c0, fs, 7, run, 100 + static_cast<std::uint64_t>(run), images * 0.05);
+      const CameraSettings& c = mc.camera;
+      const std::vector<DebrisState>& truth = mc.truth;
       Camera cam(c);
-      DebrisEstimate prior;
-      prior.state = tumbling();
-      prior.P = priorCovariance();
-      const DebrisState truth0 = boxPlus(prior.state, draw(rng, prior.P));
-      const std::vector<DebrisState> truth = truthRun(p, truth0, images * 0.05, 0.01, fs, rng);
-      DebrisFilter f(p, c, fs, prior);
+      DebrisFilter f(p, c, fs, mc.prior);
       for (int k = 0; k < images; ++k) {
         const DebrisState& x = truth[static_cast<std::size_t>(5 * k)];
         const auto m = cam.capture(k * 0.05, p, x, Transform{});
@@ -472,16 +487,10 @@ class TestEstimation : public QObject {
     std::vector<long> fired(alphas.size(), 0);
     long tests = 0, meets = 0, false_misses = 0, misses = 0;
     for (int run = 0; run < runs; ++run) {
-      campaign::RandomStream rng(17, static_cast<std::uint64_t>(run), 1);
-      CameraSettings c = c0;
-      c.seed = 500 + static_cast<std::uint64_t>(run);
-      Camera cam(c);
-      DebrisEstimate prior;
-      prior.state = tumbling();
-      prior.P = priorCovariance();
-      const std::vector<DebrisState> truth =
-          truthRun(p, boxPlus(prior.state, draw(rng, prior.P)), meeting, 0.01, fs, rng);
-      DebrisFilter f(p, c, fs, prior);
+      const McRun mc = monteCarloRun(p, c0, fs, 17, run, 500 + static_cast<std::uint64_t>(run), meeting);
+      const std::vector<DebrisState>& truth = mc.truth;
+      Camera cam(mc.camera);
+      DebrisFilter f(p, mc.camera, fs, mc.prior);
       std::vector<PartingTest> pure;
       for (double a : alphas) pure.emplace_back(p, fs, a, 0.0);
       PartingTest tolerant(p, fs, alphas[0], 0.01);
