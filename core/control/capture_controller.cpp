@@ -308,7 +308,6 @@ void CaptureController::replan(ControlContext& ctx, const PartingResult& parting
   plan_start_ = ctx.t;
   ++plans_;
   ++replans_;
-  ++replans_total_;
   images_at_plan_ = images_tested_;
   parting_->reset(sensing_->estimate(ctx.t), ctx.t + plan_->captureTime());
   const ControllerSpec::Capture::Replan& r = spec_.capture.replan;

@@ -79,7 +79,6 @@ class CaptureController final : public Controller {
   // are tested against its new images and made anew when they part (capture.replan). Null: the
   // debris is known exactly (no replanning).
   void watch(const DebrisSensing* sensing);
-  int replans() const { return replans_total_; }  // replans so far (all plans)
   // The current (or last) plan, null before the first; its time 0 is planStart().
   const CapturePlan* plan() const { return plan_.get(); }
   double planStart() const { return plan_start_; }
@@ -157,10 +156,10 @@ class CaptureController final : public Controller {
   double plan_start_ = NAN;          // [s] when the current plan started
   int plans_ = 0, retries_used_ = 0;
   // Replanning (watch()): the sensing, the test against the current plan, the images when it was
-  // made and when last tested, the replans of the current plan flown and in all.
+  // made and when last tested, the replans of the current plan flown.
   const DebrisSensing* sensing_ = nullptr;
   std::unique_ptr<PartingTest> parting_;
-  int images_at_plan_ = 0, images_tested_ = 0, replans_ = 0, replans_total_ = 0;
+  int images_at_plan_ = 0, images_tested_ = 0, replans_ = 0;
   Eigen::VectorXd standoff_;         // joint positions of the stand-off pose
   Eigen::VectorXd retreat_from_;     // joint positions where the retreat started
   double retreat_start_ = NAN;
