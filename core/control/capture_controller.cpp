@@ -15,6 +15,7 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/estimation/debris_sensing.hpp"
 #include "core/math/indexing.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
@@ -151,6 +152,11 @@ void CaptureController::startPlan(ControlContext& ctx) {
   plan_start_ = ctx.t;
   t_rolled_ = NAN;
   ++plans_;
+  if (parting_) {
+    parting_->reset(sensing_->estimate(ctx.t), ctx.t + plan_->captureTime());
+    images_at_plan_ = images_tested_ = sensing_->filter().measurements();
+    replans_ = 0;
+  }
   saturated_since_ = -1;
   const Vector3 j = plan_->jumps();
   char detail[320];
@@ -262,6 +268,67 @@ void CaptureController::makePlan(ControlContext& ctx) {
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
 }
 
+void CaptureController::watch(const DebrisSensing* sensing) {
+  sensing_ = sensing;
+  parting_.reset();
+  if (sensing_ && spec_.capture.replan.max > 0) {
+    const ControllerSpec::Capture::Replan& r = spec_.capture.replan;
+    parting_ = std::make_unique<PartingTest>(debris_, sensing_->spec().filter, r.false_alarm, r.tolerance);
+  }
+}
+
+void CaptureController::watchEstimate(ControlContext& ctx) {
+  const ControllerSpec::Capture::Replan& r = spec_.capture.replan;
+  const int images = sensing_->filter().measurements();
+  if (images == images_tested_) return;
+  images_tested_ = images;
+  // Trusted: the grasp point seen, enough images since the plan; and time left to act on it.
+  if (replans_ >= r.max || !sensing_->visible() || images - images_at_plan_ < r.min_images) return;
+  const double left = plan_->rendezvousTime() - (ctx.t - plan_start_);
+  if (left < r.min_time) return;
+  const PartingResult p = parting_->test(sensing_->estimate(ctx.t));
+  if (p.parted()) replan(ctx, p, left);
+}
+
+void CaptureController::replan(ControlContext& ctx, const PartingResult& parting, double left) {
+  // From the old plan's reference now (the reference the hand tracks stays continuous: position,
+  // velocity, acceleration, and the pointing axis), to the target as the estimate now predicts
+  // it, meeting it when the old plan did (its final time fixed to the time left).
+  const double tp = ctx.t - plan_start_;
+  const PointKinematics ref = plan_->at(tp);
+  HandState hand;
+  hand.position = ref.position;
+  hand.velocity = ref.velocity;
+  hand.acceleration = ref.acceleration;
+  if (plan_->aligns()) hand.axis = plan_->pointing(tp).axis;
+  CapturePlannerOptions o = plan_->options();
+  o.final_time = left;
+  const double meeting = ctx.t + left, captured = plan_->captureTime();
+  plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
+  plan_start_ = ctx.t;
+  ++plans_;
+  ++replans_;
+  images_at_plan_ = images_tested_;
+  parting_->reset(sensing_->estimate(ctx.t), ctx.t + plan_->captureTime());
+  const ControllerSpec::Capture::Replan& r = spec_.capture.replan;
+  char inconsistent[160] = "", misses[160] = "";
+  if (parting.inconsistent) {
+    std::snprintf(inconsistent, sizeof inconsistent, "beyond what the images since the plan explain: statistic %.2f > "
+                  "%.2f, the chi-square quantile at false-alarm probability %.3g; ", parting.statistic,
+                  parting.threshold, r.false_alarm);
+  }
+  if (parting.misses) {
+    std::snprintf(misses, sizeof misses, "the plan misses it by more than the tolerance %.3g m with confidence 1 - %.3g "
+                  "(estimate sigma %.4f m); ", r.tolerance, r.false_alarm, parting.sigma);
+  }
+  char detail[560];
+  std::snprintf(detail, sizeof detail, "the plan and the estimate parted: at the grasp (t = %.3f s) the estimated grasp "
+                "point is %.4f m from the plan's, %s%snew plan from the estimate now, meeting its target at t = %.3f s "
+                "as before (replan %d of at most %d)", ctx.t - tp + captured, parting.miss, inconsistent, misses, meeting,
+                replans_, r.max);
+  event(ctx.t, "replan", detail);
+}
+
 void CaptureController::attach(const Eigen::VectorXd& q) {
   phase_ = Phase::kAttached;
   hold_.resize(static_cast<Eigen::Index>(joints_q_.size()));
@@ -287,6 +354,7 @@ void CaptureController::update(ControlContext& ctx) {
   if (phase_ == Phase::kTracking && c.abort.enabled) {
     if (const std::string why = abortReason(ctx); !why.empty()) abort(ctx, why);
   }
+  if (phase_ == Phase::kTracking && parting_) watchEstimate(ctx);
   if (phase_ == Phase::kRetreating && ctx.t >= retreat_start_ + c.abort.retreat_time) {
     const bool retry = retries_used_ < c.abort.retries;
     event(ctx.t, "standoff", std::string("the hand is back at the stand-off pose") +

@@ -22,6 +22,9 @@
 // remains (see update()).
 // Position only: the Ch. 7 planners plan the hand's position; its orientation is free. On a
 // flexible chaser the hand steered is the rigid-equivalent one (modes at zero), see update().
+// With a camera (watch()), the plans are made from the estimate, and while the hand flies the
+// plan's first stage the plan is made anew when its prediction of the grasp point and the
+// estimate part (capture.replan; estimation/parting_test).
 #pragma once
 
 #include <cmath>
@@ -29,12 +32,15 @@
 
 #include <Eigen/Cholesky>
 
+#include "core/estimation/parting_test.hpp"
 #include "core/planning/capture_planner.hpp"
 #include "core/planning/feasibility.hpp"
 #include "core/control/controller.hpp"
 #include "core/control/task_space.hpp"
 
 namespace grapple::core {
+
+class DebrisSensing;
 
 class CaptureController final : public Controller {
  public:
@@ -69,6 +75,10 @@ class CaptureController final : public Controller {
   bool attached() const { return phase_ == Phase::kAttached; }
   bool drivesJoints(double t) const override { return t >= spec_.start; }
   void takeEvents(std::vector<ControlEvent>& out) override;
+  // The debris known through a camera and a filter (ctx.debris is then its estimate): the plans
+  // are tested against its new images and made anew when they part (capture.replan). Null: the
+  // debris is known exactly (no replanning).
+  void watch(const DebrisSensing* sensing);
   // The current (or last) plan, null before the first; its time 0 is planStart().
   const CapturePlan* plan() const { return plan_.get(); }
   double planStart() const { return plan_start_; }
@@ -83,6 +93,10 @@ class CaptureController final : public Controller {
   void searchWindow(ControlContext& ctx);
   void startPlan(ControlContext& ctx);           // the plan from the state now
   void makePlan(ControlContext& ctx);
+  // After each new image while tracking the plan's first stage: the parting test, and the replan
+  // if it fires (capture.replan).
+  void watchEstimate(ControlContext& ctx);
+  void replan(ControlContext& ctx, const PartingResult& parting, double left);
   // The planner's settings from the scenario (matching, weights, horizon, approach).
   CapturePlannerOptions plannerOptions() const;
   // Abort monitor while tracking: the reason to abort now, or empty.
@@ -141,6 +155,11 @@ class CaptureController final : public Controller {
   double window_start_ = NAN;        // [s] when the window's plan starts
   double plan_start_ = NAN;          // [s] when the current plan started
   int plans_ = 0, retries_used_ = 0;
+  // Replanning (watch()): the sensing, the test against the current plan, the images when it was
+  // made and when last tested, the replans of the current plan flown.
+  const DebrisSensing* sensing_ = nullptr;
+  std::unique_ptr<PartingTest> parting_;
+  int images_at_plan_ = 0, images_tested_ = 0, replans_ = 0;
   Eigen::VectorXd standoff_;         // joint positions of the stand-off pose
   Eigen::VectorXd retreat_from_;     // joint positions where the retreat started
   double retreat_start_ = NAN;

@@ -21,6 +21,7 @@ void checkCameraSettings(const CameraSettings& s) {
   need(std::isfinite(s.depth_noise) && s.depth_noise > 0, "depth_noise must be > 0 [m]");
   need(std::isfinite(s.attitude_noise_deg) && s.attitude_noise_deg >= 0, "attitude_noise_deg must be >= 0 [deg]");
   need(std::isfinite(s.max_range) && s.max_range > 0, "max_range must be > 0 [m]");
+  need(std::isfinite(s.occlusion_tolerance) && s.occlusion_tolerance >= 0, "occlusion_tolerance must be >= 0 [m]");
 }
 
 Vector3 projectPinhole(const CameraSettings& s, const Vector3& p_C) {
@@ -39,8 +40,29 @@ bool inFieldOfView(const CameraSettings& s, const Vector3& p_C) {
   return uvz.x() >= 0 && uvz.x() <= s.width && uvz.y() >= 0 && uvz.y() <= s.height;
 }
 
-Camera::Camera(const CameraSettings& settings) : settings_(settings), noise_(settings.seed, 0, 0) {
+bool occludedByBox(const Vector3& half, const Vector3& camera_B, const Vector3& point_B, double tolerance) {
+  // Slabs: the open interval of s in (0, 1) where c + s (g - c) is inside on each axis.
+  const Vector3 d = point_B - camera_B;
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 3; ++i) {
+    const double h = half[i] - tolerance;
+    if (!(h > 0)) return false;  // the shrunk box is empty
+    if (d[i] == 0) {
+      if (std::abs(camera_B[i]) >= h) return false;
+      continue;
+    }
+    const double s1 = (-h - camera_B[i]) / d[i], s2 = (h - camera_B[i]) / d[i];
+    lo = std::max(lo, std::min(s1, s2));
+    hi = std::min(hi, std::max(s1, s2));
+    if (!(lo < hi)) return false;
+  }
+  return true;
+}
+
+Camera::Camera(const CameraSettings& settings, const Vector3& box)
+    : settings_(settings), half_box_(0.5 * box), noise_(settings.seed, 0, 0) {
   checkCameraSettings(settings_);
+  if (!half_box_.allFinite() || half_box_.minCoeff() < 0) throw std::invalid_argument("camera: the debris' box must be >= 0");
 }
 
 std::optional<CameraMeasurement> Camera::capture(double t, const DebrisProperties& debris, const DebrisState& truth,
@@ -48,9 +70,18 @@ std::optional<CameraMeasurement> Camera::capture(double t, const DebrisPropertie
   // Six draws per image, seen or not.
   Vector6 n;
   for (int k = 0; k < 6; ++k) n[k] = noise_.normal();
-  const Vector3 p_W = truth.r_W + quatToMatrix(truth.Q_WB) * debris.target_B;
+  const Matrix3 R_WB = quatToMatrix(truth.Q_WB);
+  const Vector3 p_W = truth.r_W + R_WB * debris.target_B;
   const Vector3 p_C = X_WC.R.transpose() * (p_W - X_WC.p);
-  if (!inFieldOfView(settings_, p_C)) return std::nullopt;
+  if (!inFieldOfView(settings_, p_C)) {
+    view_ = CameraView::kOutOfView;
+    return std::nullopt;
+  }
+  if (occludedByBox(half_box_, R_WB.transpose() * (X_WC.p - truth.r_W), debris.target_B, settings_.occlusion_tolerance)) {
+    view_ = CameraView::kOccluded;
+    return std::nullopt;
+  }
+  view_ = CameraView::kSeen;
   CameraMeasurement m;
   m.time = t;
   m.arrival = t + settings_.latency;

@@ -6,8 +6,9 @@
 //                                                              z along the line of sight)
 // plus white noise on u, v (pixels) and on the depth (the stereo pair's range), a field of view
 // (the sensor's width × height pixels: no image when the grasp point falls outside it, is behind
-// the lens or beyond max_range), a frame rate and a latency (the bench's ≈ 80 ms round trip,
-// §9.2.3, Fig. 9.14). The relative attitude (a pose estimator's output; the thesis' bench measured
+// the lens or beyond max_range), occlusion by the debris itself (no image when the line of sight
+// to the grasp point crosses the debris' box: occludedByBox), a frame rate and a latency (the
+// bench's ≈ 80 ms round trip, §9.2.3, Fig. 9.14). The relative attitude (a pose estimator's output; the thesis' bench measured
 // the position only) is optional, with white rotation noise.
 //
 // Deterministic: the noise comes from a counter-based stream of the seed, and every image draws
@@ -32,6 +33,9 @@ struct CameraSettings {
   double depth_noise = 0.0145;    // [m] σ of the depth (Table 9.2's depth axis: √210 mm²)
   double attitude_noise_deg = 1;  // [deg] σ per axis of the relative attitude; 0: not measured
   double max_range = 20;          // [m] no image beyond
+  // [m] how deep a line of sight may graze the debris' box and still see the grasp point (the box
+  // is shrunk by this on every side; see occludedByBox).
+  double occlusion_tolerance = 0.01;
   std::uint64_t seed = 1;
   bool measuresAttitude() const { return attitude_noise_deg > 0; }
   double principalU() const { return 0.5 * width; }
@@ -48,6 +52,17 @@ Vector3 backProjectPinhole(const CameraSettings& s, const Vector3& uvz);
 // In the field of view: in front of the lens, within max_range, inside the sensor.
 bool inFieldOfView(const CameraSettings& s, const Vector3& p_C);
 
+// Whether the debris' own body hides a point from the camera: whether the segment from the camera
+// c to the point g crosses the open box |x_i| < h_i - tolerance (h: the half side lengths; c, g
+// in body components about the box's centre, the centre of mass). A point on a face of the box is
+// then seen only from the half-space that face faces (on an edge: from either of its two faces'
+// sides), and a line of sight that grazes the box by less than the tolerance does not hide it
+// (the box is a bound of the real shape, and a grasp fixture stands out of it).
+bool occludedByBox(const Vector3& half, const Vector3& camera_B, const Vector3& point_B, double tolerance);
+
+// What the camera saw at its last image.
+enum class CameraView { kSeen, kOutOfView, kOccluded };
+
 struct CameraMeasurement {
   double time = 0;                     // [s] when the image was taken
   double arrival = 0;                  // [s] when it can be used: time + latency
@@ -59,16 +74,22 @@ struct CameraMeasurement {
 
 class Camera {
  public:
-  explicit Camera(const CameraSettings& settings);
+  // box: the debris' side lengths (body axes, about its centre of mass) that occlude the grasp
+  // point; zero: no occlusion.
+  explicit Camera(const CameraSettings& settings, const Vector3& box = Vector3::Zero());
   const CameraSettings& settings() const { return settings_; }
   // The image at time t of the debris (its true state) from the camera posed at X_WC (camera
-  // frame in inertial components); nothing when the grasp point is out of view.
+  // frame in inertial components); nothing when the grasp point is out of view or occluded.
   std::optional<CameraMeasurement> capture(double t, const DebrisProperties& debris, const DebrisState& truth,
                                            const Transform& X_WC);
+  // Why the last image saw the grasp point or not (kOutOfView is checked first).
+  CameraView lastView() const { return view_; }
 
  private:
   CameraSettings settings_;
+  Vector3 half_box_;
   campaign::RandomStream noise_;
+  CameraView view_ = CameraView::kSeen;
 };
 
 }  // namespace grapple::core

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/math/rotation.hpp"
+#include "core/math/spatial.hpp"
 
 namespace grapple::core {
 namespace {
@@ -32,11 +33,11 @@ Matrix12 DebrisCameraSpec::priorCovariance() const {
 }
 
 DebrisSensing::DebrisSensing(const DebrisProperties& truth, const DebrisProperties& known, const DebrisCameraSpec& spec,
-                             const DebrisState& truth0, double t0)
+                             const DebrisState& truth0, double t0, const Vector3& box)
     : spec_(spec),
       truth_(truth),
       debris_(known),
-      camera_(spec.camera),
+      camera_(spec.camera, box.minCoeff() > 0 || truth.mass <= 0 ? box : equivalentBox(truth.mass, truth.inertia, 0.2)),
       filter_(known, spec.camera, spec.filter, drawPrior(spec, truth0, t0)) {
   next_image_ = static_cast<long>(std::ceil(t0 * spec.camera.rate - 1e-9));
   ahead_ = filter_.posterior();
@@ -98,9 +99,12 @@ void DebrisSensing::advance(double t, const DebrisState& truth, const Transform&
       if (visible_) {
         std::snprintf(detail, sizeof detail, "the camera sees the grasp point again (%d images applied so far)",
                       filter_.measurements());
+      } else if (camera_.lastView() == CameraView::kOccluded) {
+        std::snprintf(detail, sizeof detail, "occluded: the debris' body hides the grasp point from the camera; the "
+                      "debris is predicted from its last estimate");
       } else {
-        std::snprintf(detail, sizeof detail, "the grasp point left the camera's field of view: the debris is "
-                      "predicted from its last estimate");
+        std::snprintf(detail, sizeof detail, "out of the field of view: the grasp point left the camera's image; the "
+                      "debris is predicted from its last estimate");
       }
       events.emplace_back(visible_ ? "measurement_regained" : "measurement_lost", detail);
     }

@@ -35,15 +35,18 @@ struct DebrisCameraSpec {
 class DebrisSensing {
  public:
   // truth: the debris the camera sees; known: the filter's model of it (the scenario's knowledge:
-  // mass and inertia, the grasp point it estimates; the truth's without one).
+  // mass and inertia, the grasp point it estimates; the truth's without one); box: the true
+  // debris' side lengths (body axes, about the centre of mass), which hide the grasp point when it
+  // is turned away from the camera (zero: the box of its uniform-density equivalent).
   DebrisSensing(const DebrisProperties& truth, const DebrisProperties& known, const DebrisCameraSpec& spec,
-                const DebrisState& truth0, double t0);
+                const DebrisState& truth0, double t0, const Vector3& box = Vector3::Zero());
 
   // When the next image is taken or the next one in flight arrives [s] (infinity once stopped).
   double nextInstant() const;
   // At t: the image due now taken of the truth from the camera posed at X_WC, the images that
   // have arrived by t applied. Appends (kind, detail) events: "measurement_lost" when the grasp
-  // point leaves the field of view, "measurement_regained" when it comes back.
+  // point leaves the field of view or is hidden behind the debris (the detail says which: "out of
+  // the field of view" or "occluded"), "measurement_regained" when it is seen again.
   void advance(double t, const DebrisState& truth, const Transform& X_WC,
                std::vector<std::pair<std::string, std::string>>& events);
   // The estimate predicted to t, not before the last sensing instant (from the estimate there, so

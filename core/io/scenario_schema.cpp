@@ -300,6 +300,14 @@ void visitCaptureAbort(ScenarioFields& f, ControllerSpec::Capture::Abort& a) {
   f.integer("retries", a.retries, between(0, 100), "windows searched again after an abort");
 }
 
+void visitCaptureReplan(ScenarioFields& f, ControllerSpec::Capture::Replan& r) {
+  f.integer("max", r.max, between(0, 100), "replans per plan flown (0: none)");
+  f.number("false_alarm", r.false_alarm, "", between(0, 1, true, true), "probability that one test fires on a consistent filter");
+  f.number("tolerance", r.tolerance, "m", kNonNegative, "partings of the grasp point below this do not matter");
+  f.integer("min_images", r.min_images, between(1, 100000), "images applied since the plan before the first test");
+  f.number("min_time", r.min_time, "s", kNonNegative, "no replan closer than this to the meeting");
+}
+
 void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
   auto& cap = c.capture;
   if (f.loading()) c.kp = c.kd = 4;
@@ -353,6 +361,10 @@ void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
   if (f.wants("abort", cap.abort.enabled)) {
     f.section("abort", "monitor while tracking: abort and retreat (absent: none)", [&] { visitCaptureAbort(f, cap.abort); },
               true);
+  }
+  if (f.wants("replan", !(cap.replan == ControllerSpec::Capture::Replan{}))) {
+    f.section("replan", "replanning when the plan's prediction and the estimate part (with sensors.camera)",
+              [&] { visitCaptureReplan(f, cap.replan); }, true);
   }
   f.check(!((cap.window.search || cap.abort.enabled) && cap.reactionless), "",
           "the capture window and the abort monitor hold the bus' attitude; a reactionless approach lets it float");
@@ -476,6 +488,8 @@ void visitCamera(ScenarioFields& f, DebrisCameraSpec& k) {
   f.number("depth_noise", c.depth_noise, "m", kPositive, "σ of its depth");
   f.number("attitude_noise_deg", c.attitude_noise_deg, "deg", kNonNegative, "σ per axis of the relative attitude; 0: not measured");
   f.number("max_range", c.max_range, "m", kPositive, "no image beyond");
+  f.number("occlusion_tolerance", c.occlusion_tolerance, "m", kNonNegative,
+           "a line of sight may graze the debris' box this deep and still see the grasp point");
   int seed = static_cast<int>(c.seed);
   f.integer("seed", seed, atLeast(0), "the noise and the filter's prior error");
   c.seed = static_cast<std::uint64_t>(seed);

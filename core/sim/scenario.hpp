@@ -222,6 +222,24 @@ struct ControllerSpec {
       double retreat_time = 10.0;     // [s]
       int retries = 0;
     } abort;
+    // Replanning from the estimate (with sensors.camera; estimation/parting_test): after each new
+    // image while the hand flies the plan's first stage, the grasp point the plan predicts is
+    // tested against the estimate's, m = dᵀ (J (P(t|t0) - P(t|t)) Jᵀ + tolerance² I)⁻¹ d >
+    // χ²₃(1 - false_alarm); when they part, a new plan from the estimate now, from the old plan's
+    // reference now (continuous) to meet the target at the same time (event `replan`). Not while
+    // the grasp point is not seen, with fewer than `min_images` images since the plan, with less
+    // than `min_time` before the meeting, nor more than `max` times per plan flown.
+    struct Replan {
+      int max = 3;                // replans per plan flown (0: none)
+      double false_alarm = 1e-3;  // α: the probability that one test fires on a consistent filter
+      double tolerance = 0.01;    // [m] ε: partings below this do not matter to the grasp
+      int min_images = 10;        // images applied since the plan before the first test
+      double min_time = 2;        // [s] no replan closer than this to the meeting
+      bool operator==(const Replan& o) const {
+        return max == o.max && false_alarm == o.false_alarm && tolerance == o.tolerance &&
+               min_images == o.min_images && min_time == o.min_time;
+      }
+    } replan;
   } capture;
   // kAerial (a flying base: the multirotor)
   struct Aerial {

@@ -290,7 +290,9 @@ void Simulation::Impl::setInitialState() {
   if (const auto& cam = scenario.sensors.camera; cam && scenario.debris.enabled) {
     camera_frame = cam->frame.empty() ? -1 : m.frameId(cam->frame);
     if (!cam->frame.empty() && camera_frame < 0) throw std::invalid_argument("sensors.camera.frame: no frame '" + cam->frame + "'");
-    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, known_debris, *cam, layout.debrisOf(x), 0.0);
+    sensing = std::make_unique<DebrisSensing>(scenario.debris.properties, known_debris, *cam, layout.debrisOf(x), 0.0,
+                                              scenario.debris.size);
+    if (capture_ctl) capture_ctl->watch(sensing.get());
   }
 }
 
