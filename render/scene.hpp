@@ -6,7 +6,8 @@
 // planned and actual end-effector paths, the capture plan coloured by its predicted margin with
 // its capture window and stand-off and approach poses, a trail of the bus' axes, optional body
 // frames, velocity and momentum vectors, the system's centre of mass, a starfield and an
-// Earth-direction arrow.
+// Earth-direction arrow; with a camera, the debris as estimated (a ghost) and its 3σ position
+// ellipsoid.
 //
 // OSG types are only forward-declared here: the header is cheap for ui/. Everything runs on the
 // GUI thread.

@@ -4,7 +4,8 @@
 // on the right, more as further axes); the legend under the plot, never over the data (a click on
 // an entry hides or shows its curve); the values at the mouse's instant as tooltip; the run's
 // events as vertical lines in their kind's colour and the intervals where an actuator is at its
-// limit shaded. QCustomPlot is forward-declared: its header is heavy.
+// limit shaded; an error with a 3σ bound inside its shaded band. QCustomPlot is forward-declared:
+// its header is heavy.
 #pragma once
 
 #include <functional>
