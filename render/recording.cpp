@@ -25,6 +25,11 @@ Recording::Recording(const core::Simulation& sim, int expected_rows)
   c_l_ = r.find(ch::kAngularMomentum[0]);
   c_ee_ = r.find(ch::kHandPosition[0]);
   c_plan_ = r.find(ch::kPlanPosition[0]);
+  if (r.find(ch::kEstimatePosition[0]) >= 0 && r.find(ch::kEstimateAttitude[0]) >= 0 && r.find(ch::kEstimateCovariance[0]) >= 0) {
+    c_est_ = r.find(ch::kEstimatePosition[0]);
+    c_est_q_ = r.find(ch::kEstimateAttitude[0]);
+    c_est_cov_ = r.find(ch::kEstimateCovariance[0]);
+  }
   const core::Model& m = *model_;
   for (int i = 1; i < m.nbodies; ++i) {
     const core::Joint& j = m.joint[i];
@@ -40,6 +45,7 @@ Recording::Recording(const core::Simulation& sim, int expected_rows)
   v_.reserve(n * nv_);
   vectors_.reserve(n * 9);
   debris_.reserve(n);
+  if (c_est_ >= 0) estimates_.reserve(n * kEstimateValues);
   if (c_ee_ >= 0) hand_.reserve(n);
 }
 
@@ -56,6 +62,11 @@ void Recording::append(const core::Simulation& sim) {
   q_.insert(q_.end(), q.data(), q.data() + q.size());
   v_.insert(v_.end(), v.data(), v.data() + v.size());
   debris_.push_back(sim.debris());
+  if (c_est_ >= 0) {
+    for (auto [c, n] : {std::pair{c_est_, 3}, std::pair{c_est_q_, 4}, std::pair{c_est_cov_, 6}}) {
+      for (int k = 0; k < n; ++k) estimates_.push_back(r.at(row, c + k));
+    }
+  }
   if (c_ee_ >= 0) hand_.emplace_back(r.at(row, c_ee_), r.at(row, c_ee_ + 1), r.at(row, c_ee_ + 2));
   addPlannedPoint(r, row, q);
   if (sim.plans() != plans_) {  // a new plan (after an abort, the next window's)
@@ -187,6 +198,18 @@ Snapshot Recording::snapshot(int row) const {
   s.com_W = core::Vector3(w[0], w[1], w[2]);
   s.P_W = core::Vector3(w[3], w[4], w[5]);
   s.L_W = core::Vector3(w[6], w[7], w[8]);
+  if (c_est_ >= 0) {
+    const double* e = estimates_.data() + std::size_t(row) * kEstimateValues;
+    s.has_estimate = std::all_of(e, e + kEstimateValues, [](double x) { return std::isfinite(x); });
+    if (s.has_estimate) {
+      s.estimate_r_W = core::Vector3(e[0], e[1], e[2]);
+      s.estimate_Q_WB = core::Vector4(e[3], e[4], e[5], e[6]);
+      for (int k = 0; k < 6; ++k) {
+        const auto [i, j] = core::channel::kEstimateCovarianceEntry[k];
+        s.estimate_P_r(i, j) = s.estimate_P_r(j, i) = e[7 + k];
+      }
+    }
+  }
   return s;
 }
 

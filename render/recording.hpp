@@ -66,6 +66,7 @@ class Recording {
   double record_rate_;
   int nq_, nv_, ee_frame_;
   int c_com_, c_p_, c_l_, c_ee_, c_plan_;  // first channel of com.x, momentum.px, momentum.Lx, ee.x, plan.x
+  int c_est_ = -1, c_est_q_ = -1, c_est_cov_ = -1;  // estimate.x, estimate.qw, estimate.cov.xx (with a camera)
   std::vector<std::pair<int, int>> reference_channels_;  // (channel, index in q)
   core::Data data_;                                       // for the joint references' hand
 
@@ -73,6 +74,8 @@ class Recording {
   std::vector<double> q_, v_;              // (rows * nq), (rows * nv)
   std::vector<double> vectors_;            // (rows * 9) com, momentum P and L
   std::vector<core::DebrisState> debris_;  // (rows)
+  std::vector<double> estimates_;          // (rows * kEstimateValues, with a camera) position, attitude, covariance
+  static constexpr int kEstimateValues = 13;
   std::vector<core::Vector3> hand_;        // (rows, if ee.x is recorded)
   std::vector<core::Vector3> planned_points_;
   std::vector<int> planned_rows_;

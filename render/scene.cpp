@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include <Eigen/Eigenvalues>
 #include <osg/BlendFunc>
 #include <osg/Depth>
 #include <osg/Geode>
@@ -185,6 +186,11 @@ struct CaptureScene::Impl {
   osg::ref_ptr<osg::Geometry> trail_axes, trail_tips[3];
   double trail_length = 1;
   Vector3 hand_error_from = Vector3::Zero(), hand_error_to = Vector3::Zero();
+  // The debris as estimated (with a camera): its ghost and its position's 3σ ellipsoid.
+  osg::ref_ptr<osg::Switch> estimate_sw;
+  osg::ref_ptr<osg::MatrixTransform> ghost_xf, estimate_ellipsoid_xf;
+  Eigen::Matrix3d estimate_axes = Eigen::Matrix3d::Zero();
+  bool estimate_shown = false;
 
   Impl(const core::Model& m, const core::Scenario& s)
       : model(m), data(m, m.hasFlexibleBodies()), scenario(s), environment(s.environment) {}
@@ -194,6 +200,9 @@ struct CaptureScene::Impl {
   void buildBeam(int i);
   void buildPlate(int i);
   void buildDebris();
+  void addDebrisShapes(osg::Group* into, const osg::ref_ptr<osg::Node>& mesh, const osg::Vec4* tint);
+  void buildEstimate(const osg::ref_ptr<osg::Node>& mesh);
+  void updateEstimate(const Snapshot& s);
   void buildStars();
   osg::ref_ptr<osg::Node> mesh(const std::string& asset_dir, const std::string& name);
   osg::ref_ptr<osg::Node> shapeNode(const core::Geometry& g, bool collision);
@@ -738,46 +747,113 @@ void CaptureScene::Impl::buildDebris() {
   debris_xf->setDataVariance(osg::Object::DYNAMIC);
   if (!scenario.debris.enabled) return;
   const core::DebrisSpec& d = scenario.debris;
-  Vector3 size = d.size;
-  if (size.minCoeff() <= 0) size = equivalentBox(d.properties.mass, d.properties.inertia, 0.2);
-  bool meshed = false;
+  osg::ref_ptr<osg::Node> mesh;
   if (!d.mesh.empty()) {
     std::string path = d.mesh;
     if (!path.empty() && path[0] != '/' && !scenario.file.empty()) {
       path = scenario.file.substr(0, scenario.file.find_last_of('/') + 1) + path;
     }
     std::string error;
-    if (osg::ref_ptr<osg::Node> n = loadMesh(path, &error)) {
-      debris_xf->addChild(n);
-      meshed = true;
-    } else {
-      warnings.push_back(error);
-    }
+    mesh = loadMesh(path, &error);
+    if (!mesh) warnings.push_back(error);
   }
-  if (!meshed) {
-    debris_xf->addChild(shape(new osg::Box(osg::Vec3(), float(size.x()), float(size.y()), float(size.z())),
-                              rgba(ScenePalette::kDebris)));
+  addDebrisShapes(debris_xf, mesh, nullptr);
+  root->addChild(debris_xf);
+  buildEstimate(mesh);
+}
+
+// The debris' shapes in its body frame: its mesh (null: a box of its size with a dead apogee
+// motor and a radiator band) and the grasp fixture. tint: every shape in that colour (the
+// estimate's ghost), else in their own.
+void CaptureScene::Impl::addDebrisShapes(osg::Group* into, const osg::ref_ptr<osg::Node>& mesh, const osg::Vec4* tint) {
+  const core::DebrisSpec& d = scenario.debris;
+  auto color = [tint](const osg::Vec4& own) { return tint ? *tint : own; };
+  if (mesh) {
+    into->addChild(mesh);
+  } else {
+    Vector3 size = d.size;
+    if (size.minCoeff() <= 0) size = equivalentBox(d.properties.mass, d.properties.inertia, 0.2);
+    into->addChild(shape(new osg::Box(osg::Vec3(), float(size.x()), float(size.y()), float(size.z())),
+                         color(rgba(ScenePalette::kDebris))));
     // A dead apogee motor, opposite the grasp point, and a dark radiator band.
     const Vector3 t = d.properties.target_B;
     if (t.norm() > 1e-6) {
       const Vector3 n = -t.normalized();
       const double half = 0.5 * std::abs(n.dot(size));
-      if (auto c = cylinderBetween(n * half, n * (half + 0.25), 0.18, osg::Vec4(0.25f, 0.25f, 0.27f, 1))) {
-        debris_xf->addChild(c);
+      if (auto c = cylinderBetween(n * half, n * (half + 0.25), 0.18, color(osg::Vec4(0.25f, 0.25f, 0.27f, 1)))) {
+        into->addChild(c);
       }
     }
-    debris_xf->addChild(shape(new osg::Box(osg::Vec3(), float(size.x() * 1.01), float(size.y() * 1.01), float(size.z() * 0.12)),
-                              osg::Vec4(0.85f, 0.86f, 0.9f, 1)));
+    into->addChild(shape(new osg::Box(osg::Vec3(), float(size.x() * 1.01), float(size.y() * 1.01), float(size.z() * 0.12)),
+                         color(osg::Vec4(0.85f, 0.86f, 0.9f, 1))));
   }
   // The grasp fixture: a handle and a red ball at the grasp point.
   const Vector3 t = d.properties.target_B;
   if (t.norm() > 1e-6) {
-    if (auto c = cylinderBetween(t * 0.9, t, 0.03, osg::Vec4(0.6f, 0.6f, 0.62f, 1))) debris_xf->addChild(c);
+    if (auto c = cylinderBetween(t * 0.9, t, 0.03, color(osg::Vec4(0.6f, 0.6f, 0.62f, 1)))) into->addChild(c);
   }
   osg::ref_ptr<osg::MatrixTransform> ball = new osg::MatrixTransform(osg::Matrixd::translate(toOsg(t)));
-  ball->addChild(shape(new osg::Sphere(osg::Vec3(), 0.08f), rgba(ScenePalette::kGrasp)));
-  debris_xf->addChild(ball);
-  root->addChild(debris_xf);
+  ball->addChild(shape(new osg::Sphere(osg::Vec3(), 0.08f), color(rgba(ScenePalette::kGrasp))));
+  into->addChild(ball);
+}
+
+// The estimate's ghost: the debris' shapes, translucent pale green, drawn a little in front of
+// coincident true faces (polygon offset) and not hiding what is behind (no depth writes). Its 3σ
+// ellipsoid: violet, drawn over everything, since it sits inside the opaque true debris.
+void CaptureScene::Impl::buildEstimate(const osg::ref_ptr<osg::Node>& mesh) {
+  estimate_sw = new osg::Switch;
+  estimate_sw->setName("estimate");
+  ghost_xf = new osg::MatrixTransform;
+  ghost_xf->setName("debris_estimate");
+  ghost_xf->setDataVariance(osg::Object::DYNAMIC);
+  const osg::Vec4 tint(0.55f, 1.0f, 0.6f, 0.3f);
+  addDebrisShapes(ghost_xf, mesh, &tint);
+  osg::StateSet* gs = ghost_xf->getOrCreateStateSet();
+  gs->setMode(GL_BLEND, osg::StateAttribute::ON);
+  gs->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  gs->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0, 1, false));
+  gs->setAttributeAndModes(new osg::PolygonOffset(-1, -4));
+  if (mesh) {  // the mesh's own materials overridden by the tint
+    osg::ref_ptr<osg::Material> material = new osg::Material;
+    material->setDiffuse(osg::Material::FRONT_AND_BACK, tint);
+    material->setAmbient(osg::Material::FRONT_AND_BACK, tint);
+    gs->setAttributeAndModes(material, osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
+  }
+  estimate_ellipsoid_xf = new osg::MatrixTransform;
+  estimate_ellipsoid_xf->setName("estimate_ellipsoid");
+  estimate_ellipsoid_xf->setDataVariance(osg::Object::DYNAMIC);
+  osg::ref_ptr<osg::Node> ball = shape(new osg::Sphere(osg::Vec3(), 1.0f), osg::Vec4(0.7f, 0.4f, 1.0f, 0.55f));
+  osg::StateSet* es = ball->getOrCreateStateSet();
+  es->setMode(GL_BLEND, osg::StateAttribute::ON);
+  es->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+  es->setRenderBinDetails(20, "DepthSortedBin");
+  es->setMode(GL_RESCALE_NORMAL, osg::StateAttribute::ON);
+  estimate_ellipsoid_xf->addChild(ball);
+  estimate_sw->addChild(ghost_xf, false);
+  estimate_sw->addChild(estimate_ellipsoid_xf, false);
+  root->addChild(estimate_sw);
+}
+
+// The ghost at the estimated pose and the ellipsoid {r̂ + A u : |u| <= 1} with A Aᵀ = 9 P_r, A's
+// columns the covariance's eigenvectors times 3 √λ.
+void CaptureScene::Impl::updateEstimate(const Snapshot& s) {
+  estimate_axes.setZero();
+  estimate_shown = estimate_sw.valid() && options.estimate && s.has_estimate;
+  if (!estimate_sw) return;
+  estimate_sw->setValue(0, estimate_shown);
+  estimate_sw->setValue(1, estimate_shown);
+  if (!estimate_shown) return;
+  ghost_xf->setMatrix(toOsg(Transform{core::quatToMatrix(s.estimate_Q_WB.normalized()), s.estimate_r_W}));
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(s.estimate_P_r);
+  for (int k = 0; k < 3; ++k) {
+    estimate_axes.col(k) = eig.eigenvectors().col(k) * 3 * std::sqrt(std::max(0.0, eig.eigenvalues()[k]));
+  }
+  osg::Matrixd M = osg::Matrixd::identity();
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) M(c, r) = estimate_axes(r, c);  // OSG: row vectors
+  }
+  const Vector3& r = s.estimate_r_W;
+  estimate_ellipsoid_xf->setMatrix(M * osg::Matrixd::translate(r.x(), r.y(), r.z()));
 }
 
 void CaptureScene::Impl::buildStars() {
@@ -828,6 +904,7 @@ void CaptureScene::Impl::applyOptions() {
   stars_sw->setValue(0, options.stars);
   earth_sw->setValue(0, options.earth);
   ellipsoid_sw->setValue(0, options.ellipsoid);
+  updateEstimate(last);
   plan_sw->setValue(0, options.plan);
   window_sw->setValue(0, options.window);
   trail_sw->setValue(0, options.trail);
@@ -886,6 +963,7 @@ void CaptureScene::update(const Snapshot& s) {
   if (s.has_debris) {
     m.debris_xf->setMatrix(toOsg(Transform{core::quatToMatrix(s.debris.Q_WB), s.debris.r_W}));
   }
+  m.updateEstimate(s);
   m.com_xf->setMatrix(osg::Matrixd::translate(toOsg(s.com_W)));
   // Vectors: velocities at 10 s of travel, momenta as the centre of mass velocity (P / m) at the
   // same scale and L / (m r²) with r the arm size.
@@ -1030,6 +1108,8 @@ void CaptureScene::setBaseTrail(const std::vector<core::Transform>& poses) {
 double CaptureScene::trailAxisLength() const { return impl_->trail_length; }
 
 Eigen::Matrix3d CaptureScene::ellipsoidAxes() const { return impl_->ellipsoid_axes; }
+Eigen::Matrix3d CaptureScene::estimateEllipsoidAxes() const { return impl_->estimate_axes; }
+bool CaptureScene::estimateShown() const { return impl_->estimate_shown; }
 std::pair<Vector3, Vector3> CaptureScene::handErrorVector() const { return {impl_->hand_error_from, impl_->hand_error_to}; }
 const std::vector<Vector3>& CaptureScene::workspacePoints() const { return impl_->workspace_points; }
 

@@ -6,7 +6,8 @@
 // planned and actual end-effector paths, the capture plan coloured by its predicted margin with
 // its capture window and stand-off and approach poses, a trail of the bus' axes, optional body
 // frames, velocity and momentum vectors, the system's centre of mass, a starfield and an
-// Earth-direction arrow.
+// Earth-direction arrow; with a camera, the debris as estimated (a ghost) and its 3σ position
+// ellipsoid.
 //
 // OSG types are only forward-declared here: the header is cheap for ui/. Everything runs on the
 // GUI thread.
@@ -46,6 +47,7 @@ struct SceneOptions {
   bool plan = true;         // the capture plan's hand path, coloured by its margin (marginColor)
   bool window = true;       // the capture window (the grasp point at the meeting), stand-off and approach points
   bool trail = true;        // the bus' axes now and the trail of their tips over the last trail_seconds
+  bool estimate = true;     // with a camera: the debris as estimated (a ghost) and its position's 3σ ellipsoid
   double trail_seconds = 30;
 };
 
@@ -105,6 +107,13 @@ class CaptureScene {
   // After update, with options.ellipsoid: the semi-axes drawn (columns, inertial, [m]: the
   // ellipsoid {J q̇ : |q̇| <= 1} of the rigid-equivalent arm, scaled by 1 s); empty otherwise.
   Eigen::Matrix3d ellipsoidAxes() const;
+  // After update, with options.estimate and an estimate in the snapshot (a camera, its filter
+  // running): the estimated debris drawn as a translucent ghost at its estimated pose (node
+  // "debris_estimate") and the 3σ ellipsoid of its centre of mass' position error (node
+  // "estimate_ellipsoid", a unit sphere mapped by these semi-axes: columns, inertial [m], 3 √λ
+  // along the covariance's eigenvectors); zero and nothing drawn otherwise.
+  Eigen::Matrix3d estimateEllipsoidAxes() const;
+  bool estimateShown() const;
   // The workspace cloud's points in the base's frame (empty until first shown).
   const std::vector<core::Vector3>& workspacePoints() const;
   static constexpr int kWorkspaceSamples = 6000;

@@ -23,6 +23,12 @@ struct Snapshot {
   core::Vector3 com_W = core::Vector3::Zero();  // [m] centre of mass of the chaser
   core::Vector3 P_W = core::Vector3::Zero();    // [kg m/s] linear momentum of the system
   core::Vector3 L_W = core::Vector3::Zero();    // [kg m^2/s] angular momentum about W's origin
+  // With a camera, while its filter runs (the estimate.* channels finite): the debris as estimated,
+  // its centre of mass, its attitude and the covariance of its position's error.
+  bool has_estimate = false;
+  core::Vector3 estimate_r_W = core::Vector3::Zero();               // [m]
+  core::Vector4 estimate_Q_WB = core::Vector4(1, 0, 0, 0);          // scalar first
+  Eigen::Matrix3d estimate_P_r = Eigen::Matrix3d::Zero();           // [m^2]
 };
 
 // A capture plan as the 3D view draws it: the hand's planned path, each point with the smallest

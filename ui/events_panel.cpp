@@ -6,7 +6,10 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
+#include <QPainter>
+#include <QPixmap>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -21,9 +24,17 @@ QColor eventColor(const std::string& kind) {
       {"attach", QColor(20, 110, 20)},           {"no_window", QColor(240, 110, 20)},
       {"window_lost", QColor(240, 110, 20)},     {"abort", QColor(230, 80, 0)},
       {"joint_limit", QColor(214, 39, 40)},      {"effort_limit", QColor(190, 30, 120)},
-      {"integration_failure", QColor(0, 0, 0)}};
+      {"integration_failure", QColor(0, 0, 0)},  {"measurement_lost", QColor(200, 40, 160)},
+      {"measurement_regained", QColor(0, 150, 136)}, {"replan", QColor(70, 70, 200)}};
   const auto it = colors.find(kind);
   return it != colors.end() ? it->second : QColor(127, 127, 127);
+}
+
+MarkerShape eventShape(const std::string& kind) {
+  if (kind == "measurement_lost") return MarkerShape::kTriangleDown;
+  if (kind == "measurement_regained") return MarkerShape::kTriangleUp;
+  if (kind == "replan") return MarkerShape::kDiamond;
+  return MarkerShape::kLine;
 }
 
 EventsPanel::EventsPanel(QWidget* parent)
@@ -114,7 +125,15 @@ void EventsPanel::rebuild() {
     auto* k = new QTableWidgetItem(QString::fromStdString(e.kind));
     const QColor c = eventColor(e.kind);
     k->setBackground(c);
-    k->setForeground(c.lightness() > 140 ? Qt::black : Qt::white);
+    const QColor text = c.lightness() > 140 ? Qt::black : Qt::white;
+    k->setForeground(text);
+    if (const MarkerShape shape = eventShape(e.kind); shape != MarkerShape::kLine) {
+      QPixmap mark(12, 12);
+      mark.fill(Qt::transparent);
+      QPainter p(&mark);
+      paintMarkerShape(p, shape, text, QPointF(6, 6), 10);
+      k->setIcon(QIcon(mark));
+    }
     auto* detail = new QTableWidgetItem(QString::fromStdString(e.detail));
     detail->setToolTip(QString::fromStdString(e.detail));
     table_->setItem(shown, kTime, time);

@@ -13,6 +13,8 @@
 #include <QString>
 #include <QWidget>
 
+#include "ui/timeline.hpp"
+
 class QComboBox;
 class QLabel;
 class QTableWidget;
@@ -27,6 +29,10 @@ namespace grapple::ui {
 // the capture's decisions blue, the grasp green, aborts and lost windows orange, limits red,
 // failures black; kinds not listed grey.
 QColor eventColor(const std::string& kind);
+// The mark of an event's kind beside its colour (the timeline's head, the panel's icon): the
+// camera's lost and regained measurements a triangle down and up, a replan a diamond, the others
+// a plain line.
+MarkerShape eventShape(const std::string& kind);
 
 class EventsPanel : public QWidget {
   Q_OBJECT

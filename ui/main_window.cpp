@@ -449,7 +449,8 @@ void MainWindow::buildMenus() {
                             {tr("Collision geometry (robots with their own shapes)"), &render::SceneOptions::collision},
                             {tr("Capture plan, coloured by its margin (red: at a limit, green: far)"), &render::SceneOptions::plan},
                             {tr("Capture window, stand-off and approach points"), &render::SceneOptions::window},
-                            {tr("Bus axes and their trail"), &render::SceneOptions::trail}};
+                            {tr("Bus axes and their trail"), &render::SceneOptions::trail},
+                            {tr("Estimated debris (ghost) and its 3σ position ellipsoid"), &render::SceneOptions::estimate}};
   for (const Toggle& t : toggles) {
     QAction* a = show->addAction(t.name);
     a->setCheckable(true);
@@ -510,7 +511,7 @@ void MainWindow::adopt(const QString& path, core::LoadedScenario loaded, std::un
   // Keep the overlay choices of the menu.
   render::SceneOptions o;
   bool* flags[] = {&o.frames, &o.velocities, &o.momentum, &o.com, &o.paths, &o.stars, &o.earth, &o.ellipsoid, &o.workspace,
-                   &o.collision, &o.plan, &o.window, &o.trail};
+                   &o.collision, &o.plan, &o.window, &o.trail, &o.estimate};
   const QList<QAction*> toggles = show_menu_->actions();
   for (int k = 0; k < int(std::size(flags)) && k < toggles.size(); ++k) *flags[k] = toggles[k]->isChecked();
   scene_->setOptions(o);
@@ -751,7 +752,7 @@ void MainWindow::showEvents(const RunStatus& st, int from) {
   std::vector<TimelineMarker> markers;
   markers.reserve(st.events.size());
   for (const core::SimulationEvent& e : st.events) {
-    markers.push_back({e.time, eventColor(e.kind), QString::fromStdString(e.kind + ": " + e.detail)});
+    markers.push_back({e.time, eventColor(e.kind), QString::fromStdString(e.kind + ": " + e.detail), eventShape(e.kind)});
   }
   for (PlotPanel* p : plots_) p->setEvents(markers, saturated_);
   timeline_->setMarkers(std::move(markers));

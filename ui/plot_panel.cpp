@@ -1,6 +1,7 @@
 #include "ui/plot_panel.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -84,6 +85,12 @@ std::vector<PlotPreset> plotPresets() {
        }},
       {"Modal coordinates", [](const std::string& n) { return startsWith(n, ch::kModeGroup); }},
       {"Momentum", [](const std::string& n) { return startsWith(n, ch::kMomentumGroup); }},
+      // With a camera: the estimate's position errors, each in its 3σ band.
+      {"Estimation",
+       [](const std::string& n) {
+         const auto& e = ch::kEstimateError;
+         return isOneOf(n, e[0], e[1], e[2]);
+       }},
   };
 }
 
@@ -234,6 +241,7 @@ void PlotPanel::rebuildGraphs() {
   plot_->clearGraphs();
   live_.clear();
   ghost_graphs_.clear();
+  bands_.clear();
   // One value axis per unit: the first on the left, the second on the right, more alternately
   // beside them.
   for (std::size_t k = 2; k < value_axes_.size(); ++k) plot_->axisRect()->removeAxis(value_axes_[k]);
@@ -272,6 +280,28 @@ void PlotPanel::rebuildGraphs() {
       g->removeFromLegend();
       ghost_graphs_.emplace_back(history_->channels[static_cast<std::size_t>(shown_[k])].name, g);
     }
+  }
+  // The 3σ bands under the curves: the upper graph filled down to the lower one.
+  for (std::size_t k = 0; k < shown_.size(); ++k) {
+    const core::channel::ErrorBound* bound = core::channel::errorBound(history_->channels[static_cast<std::size_t>(shown_[k])].name);
+    const int sigma3 = bound ? history_->find(bound->sigma3) : -1;
+    if (sigma3 <= 0) continue;
+    Band b{k, sigma3, bound->magnitude, nullptr, nullptr};
+    QColor fill = kColors[k % std::size(kColors)];
+    QColor edge = fill;
+    fill.setAlpha(45);
+    edge.setAlpha(110);
+    b.lower = plot_->addGraph(plot_->xAxis, axisFor(shown_[k]));
+    b.upper = plot_->addGraph(plot_->xAxis, axisFor(shown_[k]));
+    for (QCPGraph* g : {b.lower, b.upper}) {
+      g->setPen(QPen(edge, 1, Qt::DotLine));
+      g->removeFromLegend();
+      g->setVisible(bands_visible_ && !hidden_.count(history_->channels[static_cast<std::size_t>(shown_[k])].name));
+    }
+    b.upper->setBrush(fill);
+    b.upper->setChannelFillGraph(b.lower);
+    addBandRows(b, 0, history_->rows());
+    bands_.push_back(b);
   }
   for (std::size_t k = 0; k < shown_.size(); ++k) {
     const int c = shown_[k];
@@ -315,6 +345,38 @@ void PlotPanel::setGhostVisible(bool visible) {
   if (history_) rebuildGraphs();
 }
 
+void PlotPanel::addBandRows(const Band& b, int from, int to) {
+  const auto& t = history_->columns[0];
+  const auto& s3 = history_->columns[static_cast<std::size_t>(b.sigma3)];
+  QVector<QCPGraphData> upper, lower;
+  upper.reserve(to - from);
+  lower.reserve(to - from);
+  for (int i = from; i < to; ++i) {
+    upper.append(QCPGraphData(t[i], s3[i]));
+    lower.append(QCPGraphData(t[i], b.magnitude ? (std::isnan(s3[i]) ? s3[i] : 0.0) : -s3[i]));
+  }
+  b.upper->data()->add(upper, true);
+  b.lower->data()->add(lower, true);
+}
+
+std::pair<QCPGraph*, QCPGraph*> PlotPanel::band(const std::string& channel) const {
+  for (const Band& b : bands_) {
+    if (history_->channels[static_cast<std::size_t>(shown_[b.shown])].name == channel) return {b.upper, b.lower};
+  }
+  return {nullptr, nullptr};
+}
+
+void PlotPanel::setBandsVisible(bool visible) {
+  bands_visible_ = visible;
+  for (const Band& b : bands_) {
+    const bool on = visible && live_[b.shown]->visible();
+    b.upper->setVisible(on);
+    b.lower->setVisible(on);
+  }
+  dirty_ = true;
+  refresh();
+}
+
 QCPGraph* PlotPanel::ghostGraph(const std::string& channel) const {
   for (const auto& [name, g] : ghost_graphs_) {
     if (name == channel) return g;
@@ -334,6 +396,7 @@ void PlotPanel::appendRows(int from) {
     for (int i = from; i < to; ++i) data.append(QCPGraphData(t[i], y[i]));
     live_[k]->data()->add(data, true);
   }
+  for (const Band& b : bands_) addBandRows(b, from, to);
   dirty_ = true;
 }
 
@@ -382,6 +445,10 @@ void PlotPanel::setCurveVisible(const std::string& channel, bool visible) {
     live_[k]->setVisible(visible);
     if (auto* entry = plot_->legend->itemWithPlottable(live_[k])) entry->setTextColor(visible ? Qt::black : Qt::gray);
     if (QCPGraph* ghost = ghostGraph(channel)) ghost->setVisible(visible);
+  }
+  if (const auto [upper, lower] = band(channel); upper) {
+    upper->setVisible(visible && bands_visible_);
+    lower->setVisible(visible && bands_visible_);
   }
   if (visible) {
     hidden_.erase(channel);
@@ -584,6 +651,13 @@ void PlotPanel::contextMenu(const QPoint& at) {
     show->setChecked(ghost_visible_);
     connect(show, &QAction::toggled, this, [this](bool on) { emit ghostVisibilityRequested(on); });
     menu.addAction(tr("Clear the previous run"), this, [this] { emit ghostClearRequested(); });
+    menu.addSeparator();
+  }
+  if (!bands_.empty()) {
+    QAction* bands = menu.addAction(tr("Show the 3σ bands"));
+    bands->setCheckable(true);
+    bands->setChecked(bands_visible_);
+    connect(bands, &QAction::toggled, this, [this](bool on) { setBandsVisible(on); });
     menu.addSeparator();
   }
   menu.addAction(tr("Export PNG..."), this, [=] { figure(false); });

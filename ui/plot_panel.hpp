@@ -4,7 +4,8 @@
 // on the right, more as further axes); the legend under the plot, never over the data (a click on
 // an entry hides or shows its curve); the values at the mouse's instant as tooltip; the run's
 // events as vertical lines in their kind's colour and the intervals where an actuator is at its
-// limit shaded. QCustomPlot is forward-declared: its header is heavy.
+// limit shaded; an error with a 3σ bound inside its shaded band. QCustomPlot is forward-declared:
+// its header is heavy.
 #pragma once
 
 #include <functional>
@@ -64,6 +65,14 @@ class PlotPanel : public QWidget {
   // The ghost graph of a channel (nullptr if none is drawn).
   QCPGraph* ghostGraph(const std::string& channel) const;
 
+  // An error channel with a 3σ bound (core::channel::kErrorBounds) is drawn with its bound as a
+  // shaded band in its colour: ±3σ around zero for a component, [0, 3σ] for a magnitude. The
+  // band's upper and lower graphs of a shown channel ({nullptr, nullptr} if it has none); the
+  // option (also in the context menu) hides every band.
+  std::pair<QCPGraph*, QCPGraph*> band(const std::string& channel) const;
+  void setBandsVisible(bool visible);
+  bool bandsVisible() const { return bands_visible_; }
+
   // The run's events (vertical lines) and the intervals [from, to] [s] where some actuator is at
   // its limit (shaded), replacing the previous ones.
   void setEvents(const std::vector<TimelineMarker>& events, const std::vector<std::pair<double, double>>& saturated);
@@ -110,6 +119,15 @@ class PlotPanel : public QWidget {
   std::vector<int> shown_;  // channel indices
   std::vector<QCPGraph*> live_;                                 // one per shown channel
   std::vector<std::pair<std::string, QCPGraph*>> ghost_graphs_;  // (channel, graph)
+  struct Band {
+    std::size_t shown;      // index in shown_
+    int sigma3;             // the bound's column
+    bool magnitude;         // [0, 3σ], else [-3σ, 3σ]
+    QCPGraph *upper, *lower;
+  };
+  std::vector<Band> bands_;
+  bool bands_visible_ = true;
+  void addBandRows(const Band& b, int from, int to);
   QCustomPlot* plot_ = nullptr;
   QCPItemStraightLine* cursor_ = nullptr;
   std::vector<QCPAxis*> value_axes_;      // one per unit shown, in the order of units_

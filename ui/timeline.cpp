@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPolygonF>
 #include <QSlider>
 #include <QStyle>
 #include <QStyleOptionSlider>
@@ -16,6 +17,31 @@
 #include <QVBoxLayout>
 
 namespace grapple::ui {
+
+void paintMarkerShape(QPainter& p, MarkerShape shape, const QColor& color, QPointF at, double size) {
+  const double h = size / 2;
+  QPolygonF head;
+  switch (shape) {
+    case MarkerShape::kLine:
+      return;
+    case MarkerShape::kTriangleDown:
+      head << QPointF(at.x() - h, at.y() - h) << QPointF(at.x() + h, at.y() - h) << QPointF(at.x(), at.y() + h);
+      break;
+    case MarkerShape::kTriangleUp:
+      head << QPointF(at.x() - h, at.y() + h) << QPointF(at.x() + h, at.y() + h) << QPointF(at.x(), at.y() - h);
+      break;
+    case MarkerShape::kDiamond:
+      head << QPointF(at.x() - h, at.y()) << QPointF(at.x(), at.y() - h) << QPointF(at.x() + h, at.y())
+           << QPointF(at.x(), at.y() + h);
+      break;
+  }
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(QPen(color.darker(160), 1));
+  p.setBrush(color);
+  p.drawPolygon(head);
+  p.restore();
+}
 
 // The timeline's slider: the events' markers painted over the groove, a click anywhere on it goes
 // there (not a page step), and the markers' tooltips.
@@ -66,6 +92,7 @@ class TimelineSlider : public QSlider {
     for (const TimelineMarker& m : timeline_->markers_) {
       const int x = timeline_->markerX(m.time);
       p.fillRect(QRect(x - 1, 1, 3, height() - 2), m.color);
+      paintMarkerShape(p, m.shape, m.color, QPointF(x + 0.5, 5), 9);
     }
   }
   void mousePressEvent(QMouseEvent* e) override {

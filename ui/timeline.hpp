@@ -9,9 +9,11 @@
 #include <vector>
 
 #include <QColor>
+#include <QPointF>
 #include <QString>
 #include <QWidget>
 
+class QPainter;
 class QSlider;
 class QLabel;
 class QToolButton;
@@ -20,11 +22,18 @@ class QCheckBox;
 
 namespace grapple::ui {
 
+// How an event is marked beside its colour: a plain line, or a line with a triangle down
+// (a measurement lost), up (regained) or a diamond (a replan) at its top.
+enum class MarkerShape { kLine, kTriangleDown, kTriangleUp, kDiamond };
+// Paints a shape's head (nothing for kLine) of `size` pixels centred at `at`.
+void paintMarkerShape(QPainter& p, MarkerShape shape, const QColor& color, QPointF at, double size);
+
 // An event drawn on the timeline.
 struct TimelineMarker {
   double time;   // [s]
   QColor color;
   QString text;  // tooltip: kind and detail
+  MarkerShape shape = MarkerShape::kLine;
 };
 
 class Timeline : public QWidget {

@@ -76,6 +76,8 @@ DebrisSensing::Report DebrisSensing::report(double t, const DebrisState& truth, 
     r.error[k] = err[k];
     r.sigma3[k] = 3 * std::sqrt(e.P(k, k));
   }
+  r.attitude = e.state.Q_WB.normalized();
+  r.position_covariance = e.P.topLeftCorner<3, 3>();
   r.attitude_error = err.segment<3>(6).norm() * kDeg;
   r.attitude_sigma3 = 3 * std::sqrt(e.P.block<3, 3>(6, 6).trace()) * kDeg;
   r.rate_error = err.segment<3>(9).norm() * kDeg;

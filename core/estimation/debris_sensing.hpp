@@ -58,9 +58,12 @@ class DebrisSensing {
   // estimate (centre of mass), its errors against the truth and their 3σ bounds — per axis for the
   // position; for the attitude, rate and grasp point the error's norm beside 3 √(trace of its
   // covariance) —, the error of the estimated distance from the camera to the grasp point, and
-  // whether the grasp point is in view (1 or 0). NaN but `visible` once stopped.
+  // whether the grasp point is in view (1 or 0); and, to draw the estimate, its attitude and the
+  // covariance of its position's error (the filter's P, its δr block). NaN but `visible` once stopped.
   struct Report {
     Vector3 position = Vector3::Constant(NAN), error = Vector3::Constant(NAN), sigma3 = Vector3::Constant(NAN);
+    Vector4 attitude = Vector4::Constant(NAN);                    // Q_WB, scalar first
+    Matrix3 position_covariance = Matrix3::Constant(NAN);         // [m^2]
     double attitude_error = NAN, attitude_sigma3 = NAN;   // [deg]
     double rate_error = NAN, rate_sigma3 = NAN;           // [deg/s]
     double target_error = NAN, target_sigma3 = NAN;       // [m]

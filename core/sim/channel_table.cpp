@@ -149,6 +149,13 @@ void addDebris(Table& t, bool sensing) {
   t.add(kEstimatePosition, "m", [](const Observation& o) { return o.estimate.position; });
   t.add(kEstimateError, "m", [](const Observation& o) { return o.estimate.error; });
   t.add(kEstimateSigma3, "m", [](const Observation& o) { return o.estimate.sigma3; });
+  for (int k = 0; k < 4; ++k) {
+    t.add(kEstimateAttitude[k], "1", [k](const Observation& o) { return o.estimate.attitude[k]; });
+  }
+  for (int k = 0; k < 6; ++k) {
+    const auto [i, j] = kEstimateCovarianceEntry[k];
+    t.add(kEstimateCovariance[k], "m^2", [i, j](const Observation& o) { return o.estimate.position_covariance(i, j); });
+  }
   t.add(kEstimateAttitudeError, "deg", [](const Observation& o) { return o.estimate.attitude_error; });
   t.add(kEstimateAttitudeSigma3, "deg", [](const Observation& o) { return o.estimate.attitude_sigma3; });
   t.add(kEstimateRateError, "deg/s", [](const Observation& o) { return o.estimate.rate_error; });

@@ -29,4 +29,11 @@ std::string mode(std::string_view body, std::string_view mode) {
   return name;
 }
 
+const ErrorBound* errorBound(std::string_view error) {
+  for (const ErrorBound& b : kErrorBounds) {
+    if (b.error == error) return &b;
+  }
+  return nullptr;
+}
+
 }  // namespace grapple::core::channel

@@ -95,6 +95,29 @@ inline constexpr Name kEstimateTargetError = "estimate.error.target";
 inline constexpr Name kEstimateTargetSigma3 = "estimate.sigma3.target";
 inline constexpr Name kEstimateRangeError = "estimate.error.range";
 inline constexpr Name kCameraVisible = "camera.visible";
+// The estimated attitude Q_WB (scalar first), for drawing the estimated debris, and the covariance
+// of the position's error [m^2], its six unique entries in the order of kEstimateCovarianceEntry.
+inline constexpr std::array<Name, 4> kEstimateAttitude{"estimate.qw", "estimate.qx", "estimate.qy", "estimate.qz"};
+inline constexpr std::array<Name, 6> kEstimateCovariance{"estimate.cov.xx", "estimate.cov.xy", "estimate.cov.xz",
+                                                         "estimate.cov.yy", "estimate.cov.yz", "estimate.cov.zz"};
+inline constexpr std::array<std::array<int, 2>, 6> kEstimateCovarianceEntry{{{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}}};
+
+// The errors that have a 3σ bound, and the bound's channel: a signed component lies within ±3σ,
+// a magnitude (a norm) within [0, 3σ] for a consistent estimate. Plots draw the bound as a band.
+struct ErrorBound {
+  Name error, sigma3;
+  bool magnitude;
+};
+inline constexpr std::array<ErrorBound, 6> kErrorBounds{{
+    {kEstimateError[0], kEstimateSigma3[0], false},
+    {kEstimateError[1], kEstimateSigma3[1], false},
+    {kEstimateError[2], kEstimateSigma3[2], false},
+    {kEstimateAttitudeError, kEstimateAttitudeSigma3, true},
+    {kEstimateRateError, kEstimateRateSigma3, true},
+    {kEstimateTargetError, kEstimateTargetSigma3, true},
+}};
+// The bound of the error channel `error`; nullptr if it has none.
+const ErrorBound* errorBound(std::string_view error);
 
 // With the chaser's sensors: the bus attitude filter's errors against the truth and their 3σ
 // bounds (attitude [deg], gyro bias [deg/h]: the error's norm beside 3 √(trace of its

@@ -905,6 +905,8 @@ DebrisState Simulation::debris() const {
   return s.scenario.debris.enabled ? s.layout.debrisOf(s.x) : s.scenario.debris.initial;
 }
 
+const DebrisSensing* Simulation::sensing() const { return impl_->sensing.get(); }
+
 SimulationStats Simulation::stats() const {
   const Impl& s = *impl_;
   SimulationStats st;

@@ -25,6 +25,7 @@
 namespace grapple::core {
 
 struct PlanCheck;
+class DebrisSensing;
 
 // The end effector's frame: the one the scenario's run.end_effector names, else (no name, or a
 // name that is no frame of the model) the last frame of the body deepest in the tree: the tip of
@@ -109,6 +110,8 @@ class Simulation {
   const Eigen::VectorXd& q() const;
   const Eigen::VectorXd& v() const;
   DebrisState debris() const;             // the initial state's if the scenario has no debris
+  // The camera and the filter of the debris (sensors.camera); null without a camera.
+  const DebrisSensing* sensing() const;
 
  private:
   struct Impl;

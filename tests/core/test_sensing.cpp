@@ -4,12 +4,15 @@
 // nothing changes: the expectations of test_simulation and test_envelope hold as before.)
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "core/io/scenario_yaml.hpp"
+#include "core/estimation/debris_sensing.hpp"
+#include "core/sim/channels.hpp"
 #include "core/sim/mission.hpp"
 #include "core/sim/simulation.hpp"
 #include "tests/support/load_files.hpp"
@@ -186,6 +189,53 @@ class TestSensing : public QObject {
     const auto truth = simulate("capture_rigid.yaml", a);
     QCOMPARE(truth->recorder().find("estimate.error.x"), -1);
     QCOMPARE(truth->recorder().find("camera.visible"), -1);
+  }
+
+  // The channels the app draws the estimated debris from: estimate.cov.* equal the δr block of
+  // the filter's covariance (predicted by the filter itself to each recording instant, not by the
+  // path that fills the channels), their diagonal matches the 3σ channels, and estimate.q* is the
+  // attitude whose angle to the true one is estimate.error.attitude.
+  void CovarianceAndAttitudeChannels_AreTheFilters() {
+    LoadedScenario l = loadScenario(kSource + "/scenarios/capture_rigid_camera.yaml", {{"run.duration", "4"}});
+    Simulation sim(std::move(l.scenario), std::move(l.model));
+    const Recorder& r = sim.recorder();
+    const int cov = r.find(channel::kEstimateCovariance[0]), qw = r.find(channel::kEstimateAttitude[0]);
+    const int truth_qw = r.find(channel::kDebrisAttitude[0]);
+    QVERIFY(cov >= 0 && qw >= 0 && truth_qw >= 0 && sim.sensing() != nullptr);
+    int checked = 0;
+    while (sim.step()) {
+      const int row = r.rows() - 1;
+      const double t = r.at(row, 0);
+      const Matrix12 P = sim.sensing()->filter().estimate(t).P;
+      const double scale = P.topLeftCorner<3, 3>().norm();
+      for (int k = 0; k < 6; ++k) {
+        const auto [i, j] = channel::kEstimateCovarianceEntry[k];
+        QCOMPARE(r.info(cov + k).name, std::string(channel::kEstimateCovariance[k]));
+        const double recorded = r.at(row, cov + k);
+        QVERIFY2(std::abs(recorded - P(i, j)) <= 1e-9 * scale, qPrintable(QString::number(t)));
+      }
+      for (int k = 0; k < 3; ++k) {
+        const double sigma3 = r.at(row, r.find(channel::kEstimateSigma3[k]));
+        const auto& entries = channel::kEstimateCovarianceEntry;
+        const auto diagonal = std::find(entries.begin(), entries.end(), std::array<int, 2>{k, k}) - entries.begin();
+        const double variance = r.at(row, cov + static_cast<int>(diagonal));
+        QVERIFY(std::abs(3 * std::sqrt(variance) - sigma3) <= 1e-12 * sigma3);
+      }
+      Vector4 q_est, q_true;
+      for (int k = 0; k < 4; ++k) {
+        q_est[k] = r.at(row, qw + k);
+        q_true[k] = r.at(row, truth_qw + k);
+      }
+      QVERIFY(std::abs(q_est.norm() - 1) < 1e-12);
+      const double angle_deg = 2 * std::acos(std::min(1.0, std::abs(q_est.dot(q_true)))) * 180 / M_PI;
+      QVERIFY2(std::abs(angle_deg - r.at(row, r.find(channel::kEstimateAttitudeError))) < 1e-5,
+               qPrintable(QString("%1 deg against %2").arg(angle_deg).arg(r.at(row, r.find(channel::kEstimateAttitudeError)))));
+      ++checked;
+    }
+    QVERIFY(checked > 50);
+    // The covariance shrinks as the images come: the prior's (5 cm)² at first, less at the end.
+    QCOMPARE(r.at(0, cov), 0.05 * 0.05);
+    QVERIFY(r.at(r.rows() - 1, cov) < 0.5 * 0.05 * 0.05);
   }
 
   void Loader_NamesFileLineAndExpectation() {
