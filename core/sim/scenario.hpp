@@ -375,6 +375,15 @@ struct KnowledgeSpec {
 };
 
 struct Scenario {
+  // (Out of line, core/sim/scenario.cpp: a Scenario is large, and copied and destroyed in many
+  // translation units; one copy of that code serves them all.)
+  Scenario();
+  Scenario(const Scenario&);
+  Scenario(Scenario&&) noexcept;
+  Scenario& operator=(const Scenario&);
+  Scenario& operator=(Scenario&&) noexcept;
+  ~Scenario();
+
   std::string name, description;
   std::string file;                              // where it was read from (empty if built in code)
   ChaserSpec chaser;

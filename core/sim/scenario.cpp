@@ -1,0 +1,12 @@
+#include "core/sim/scenario.hpp"
+
+namespace grapple::core {
+
+Scenario::Scenario() = default;
+Scenario::Scenario(const Scenario&) = default;
+Scenario::Scenario(Scenario&&) noexcept = default;
+Scenario& Scenario::operator=(const Scenario&) = default;
+Scenario& Scenario::operator=(Scenario&&) noexcept = default;
+Scenario::~Scenario() = default;
+
+}  // namespace grapple::core
