@@ -759,7 +759,7 @@ void CaptureScene::Impl::buildDebris() {
   }
   addDebrisShapes(debris_xf, mesh, nullptr);
   root->addChild(debris_xf);
-  buildEstimate(mesh);
+  if (scenario.sensors.camera) buildEstimate(mesh);
 }
 
 // The debris' shapes in its body frame: its mesh (null: a box of its size with a dead apogee

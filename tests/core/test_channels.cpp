@@ -116,6 +116,9 @@ void checkRow(const Simulation& sim, double energy0) {
     for (int k = 0; k < 3; ++k) {
       EXPECT_CHANNEL(sim, std::string("estimate.error.") + xyz[k],
                      last(sim, std::string("estimate.") + xyz[k]) - d.r_W[k]);
+      // The 3σ bound and the covariance's diagonal.
+      EXPECT_CHANNEL(sim, std::string("estimate.sigma3.") + xyz[k],
+                     3 * std::sqrt(last(sim, std::string("estimate.cov.") + xyz[k] + xyz[k])));
     }
   }
   if (sim.recorder().find("plan.x") >= 0 && !std::isnan(last(sim, "plan.x"))) {
@@ -149,6 +152,8 @@ std::string unitOf(const std::string& n) {
     if (tail == "tx" || tail == "ty" || tail == "tz") return "N m";
     if (tail.size() == 2 && tail[0] == 'q') return "1";
   }
+  if (starts("estimate.cov.")) return "m^2";
+  if (starts("estimate.") && tail.size() == 2 && tail[0] == 'q') return "1";
   if (starts("com.") || starts("plan.") || starts("estimate.")) return "m";
   return "";
 }

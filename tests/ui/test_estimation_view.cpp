@@ -25,6 +25,7 @@
 #include <osg/NodeVisitor>
 #include <qcustomplot.h>
 
+#include "core/io/scenario_yaml.hpp"
 #include "core/math/rotation.hpp"
 #include "core/sim/channels.hpp"
 #include "render/recording.hpp"
@@ -263,6 +264,11 @@ class TestEstimationView : public QObject {
     scene->update(s);
     QVERIFY(!scene->estimateShown() && !drawn(scene->root(), "estimate_ellipsoid"));
     window_->tick();
+    // A scenario without a camera: no ghost in its scene at all, even for a snapshot with an estimate.
+    core::LoadedScenario rigid = core::loadScenario(GRAPPLE_SOURCE_DIR "/scenarios/capture_rigid.yaml");
+    render::CaptureScene plain(rigid.model, rigid.scenario);
+    plain.update(window_->runner()->snapshot(0));
+    QVERIFY(!plain.estimateShown() && !drawn(plain.root(), "debris_estimate") && !drawn(plain.root(), "estimate_ellipsoid"));
   }
 
   // The camera's events and replans: their own colour and head on the timeline, an icon in the
