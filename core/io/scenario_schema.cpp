@@ -551,6 +551,7 @@ void visitKnowledge(ScenarioFields& f, Scenario& s) {
            "modes: the chaser's flexible modes as the truth's; rigid: left out of the controllers' model");
     f.check(!(f.loading() && !k.debris.zero() && !s.debris.enabled), "debris", "the scenario has no debris");
   }, false);
+}
 
 std::string numberText(double x) {
   std::ostringstream s;

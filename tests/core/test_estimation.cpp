@@ -410,7 +410,7 @@ class TestEstimation : public QObject {
     const double t_lost = lo / w, t_back = (2 * M_PI - lo) / w;
     DebrisCameraSpec spec;
     spec.camera = camera();
-    DebrisSensing sensing(p, spec, truth(0), 0, box);
+    DebrisSensing sensing(p, p, spec, truth(0), 0, box);
     std::vector<std::pair<std::string, std::string>> events;
     std::vector<double> times;
     for (double t = sensing.nextInstant(); t <= 2 * M_PI / w; t = sensing.nextInstant()) {
@@ -434,7 +434,7 @@ class TestEstimation : public QObject {
     Transform away = X_WC;
     away.R = -X_WC.R;
     away.R.col(0) = X_WC.R.col(0);
-    DebrisSensing blind(p, spec, truth(0), 0, box);
+    DebrisSensing blind(p, p, spec, truth(0), 0, box);
     events.clear();
     blind.advance(0, truth(0), away, events);
     QVERIFY(events.size() == 1 && events[0].second.find("out of the field of view") != std::string::npos);
