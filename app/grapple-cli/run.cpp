@@ -147,8 +147,9 @@ void printSummary(std::ostream& out, const Simulation& sim, const MissionMetrics
   const std::vector<SimulationEvent>& events = sim.events();
   for (std::size_t k = 0; k < std::min(events.size(), kShownEvents); ++k) {
     const SimulationEvent& e = events[k];
-    std::snprintf(line, sizeof line, "Event     t = %8.3f s  %-20s %s\n", e.time, e.kind.c_str(), e.detail.c_str());
-    out << line;
+    // (The detail in full, not through the fixed buffer: replans and plans explain at length.)
+    std::snprintf(line, sizeof line, "Event     t = %8.3f s  %-20s ", e.time, e.kind.c_str());
+    out << line << e.detail << '\n';
   }
   if (events.size() > kShownEvents) {
     out << "Event     ... and " << events.size() - kShownEvents << " more (all in summary.json)\n";

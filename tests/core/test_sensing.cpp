@@ -196,7 +196,9 @@ class TestSensing : public QObject {
   // path that fills the channels), their diagonal matches the 3σ channels, and estimate.q* is the
   // attitude whose angle to the true one is estimate.error.attitude.
   void CovarianceAndAttitudeChannels_AreTheFilters() {
-    LoadedScenario l = loadScenario(kSource + "/scenarios/capture_rigid_camera.yaml", {{"run.duration", "4"}});
+    // (The debris spun the other way: its grasp face turned to the camera from the start.)
+    LoadedScenario l = loadScenario(kSource + "/scenarios/capture_rigid_camera.yaml",
+                                    {{"run.duration", "4"}, {"debris.initial.rate_deg_s", "[0, -4, 0]"}});
     Simulation sim(std::move(l.scenario), std::move(l.model));
     const Recorder& r = sim.recorder();
     const int cov = r.find(channel::kEstimateCovariance[0]), qw = r.find(channel::kEstimateAttitude[0]);
@@ -233,9 +235,10 @@ class TestSensing : public QObject {
       ++checked;
     }
     QVERIFY(checked > 50);
-    // The covariance shrinks as the images come: the prior's (5 cm)² at first, less at the end.
-    QCOMPARE(r.at(0, cov), 0.05 * 0.05);
-    QVERIFY(r.at(r.rows() - 1, cov) < 0.5 * 0.05 * 0.05);
+    // The covariance shrinks as the images come: the prior's σ² at first, less at the end.
+    const double prior = sim.scenario().sensors.camera->sigma_position;
+    QCOMPARE(r.at(0, cov), prior * prior);
+    QVERIFY(r.at(r.rows() - 1, cov) < 0.5 * prior * prior);
   }
 
   void Loader_NamesFileLineAndExpectation() {

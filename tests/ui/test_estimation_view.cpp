@@ -141,8 +141,9 @@ class TestEstimationView : public QObject {
       inside += std::abs(e[row]) <= s3[row];
     }
     QCOMPARE(inside, 4);
-    // The prior's 3σ at first (5 cm a axis), smaller once images came.
-    QVERIFY(std::abs(upper->data()->at(0)->value - 0.15) < 1e-12);
+    // The prior's 3σ at first, smaller once images came.
+    const double prior3 = 3 * window_->runner()->scenario().sensors.camera->sigma_position;
+    QVERIFY(std::abs(upper->data()->at(0)->value - prior3) < 1e-12);
     QVERIFY(s3.back() < 0.5 * s3.front());
     // The y and z errors have theirs; the range error (no bound) none.
     QVERIFY(estimation_->band(std::string(ch::kEstimateError[2])).first != nullptr);
