@@ -26,6 +26,7 @@
 #include "core/sim/simulation.hpp"
 #include "tests/support/compare.hpp"
 #include "tests/support/load_files.hpp"
+#include "tests/support/simulate.hpp"
 
 using namespace grapple::core;
 using grapple::test::Files;
@@ -34,25 +35,14 @@ namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
 constexpr double kArcsec = M_PI / (180 * 3600);
-using Overrides = std::vector<std::pair<std::string, std::string>>;
+using grapple::test::column;
+using grapple::test::Overrides;
+using grapple::test::simulate;
 
 // The rigid DEOS-like chaser (floating bus, six revolute joints).
 const Model& chaser() {
   static const Model m = loadScenario(kSource + "/scenarios/capture_rigid.yaml").model;
   return m;
-}
-
-std::unique_ptr<Simulation> simulate(const std::string& file, const Overrides& set = {}) {
-  LoadedScenario l = loadScenario(kSource + "/scenarios/" + file, set);
-  auto sim = std::make_unique<Simulation>(std::move(l.scenario), std::move(l.model));
-  sim->run();
-  return sim;
-}
-
-const std::vector<double>& column(const Simulation& sim, const char* name) {
-  const int c = sim.recorder().find(name);
-  if (c < 0) throw std::runtime_error(std::string("no channel ") + name);
-  return sim.recorder().column(c);
 }
 
 // Wilson–Hilferty: the quantile of χ² with k degrees of freedom at the normal quantile z.

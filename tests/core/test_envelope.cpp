@@ -24,8 +24,10 @@
 #include "core/planning/feasibility.hpp"
 #include "core/planning/riding_bound.hpp"
 #include "core/sim/mission.hpp"
+#include "tests/support/simulate.hpp"
 
 using namespace grapple::core;
+using grapple::test::simulate;
 
 namespace {
 
@@ -73,13 +75,6 @@ Recomputed recompute(const Simulation& sim) {
     r.joints = std::max(r.joints, arm[k]);
   }
   return r;
-}
-
-std::unique_ptr<Simulation> simulate(const std::string& file, const std::vector<std::pair<std::string, std::string>>& set = {}) {
-  LoadedScenario l = loadScenario(kScenarios + file, set);
-  auto sim = std::make_unique<Simulation>(std::move(l.scenario), std::move(l.model));
-  sim->run();
-  return sim;
 }
 
 const SimulationEvent* lastEvent(const Simulation& sim, const char* kind) {

@@ -17,8 +17,12 @@
 #include "core/sim/simulation.hpp"
 #include "tests/support/load_files.hpp"
 #include "tests/support/random_model.hpp"
+#include "tests/support/simulate.hpp"
 
 using namespace grapple::core;
+using grapple::test::column;
+using grapple::test::Overrides;
+using grapple::test::simulate;
 using grapple::test::Files;
 using Eigen::VectorXd;
 
@@ -28,19 +32,6 @@ const std::string kSource = GRAPPLE_SOURCE_DIR;
 
 LoadedScenario load(const std::string& file, const Overrides& set = {}) {
   return loadScenario(kSource + "/scenarios/" + file, set);
-}
-
-std::unique_ptr<Simulation> simulate(const std::string& file, const Overrides& set = {}) {
-  LoadedScenario l = load(file, set);
-  auto sim = std::make_unique<Simulation>(std::move(l.scenario), std::move(l.model));
-  sim->run();
-  return sim;
-}
-
-const std::vector<double>& column(const Simulation& sim, const std::string& name) {
-  const int c = sim.recorder().find(name);
-  if (c < 0) throw std::runtime_error("no channel " + name);
-  return sim.recorder().column(c);
 }
 
 double maxAbs(const std::vector<double>& v) {

@@ -16,6 +16,7 @@
 #include "core/sim/mission.hpp"
 #include "core/sim/simulation.hpp"
 #include "tests/support/load_files.hpp"
+#include "tests/support/simulate.hpp"
 
 using namespace grapple::core;
 using grapple::test::Files;
@@ -23,20 +24,9 @@ using grapple::test::Files;
 namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
-using Overrides = std::vector<std::pair<std::string, std::string>>;
-
-std::unique_ptr<Simulation> simulate(const std::string& file, const Overrides& set = {}) {
-  LoadedScenario l = loadScenario(kSource + "/scenarios/" + file, set);
-  auto sim = std::make_unique<Simulation>(std::move(l.scenario), std::move(l.model));
-  sim->run();
-  return sim;
-}
-
-const std::vector<double>& column(const Simulation& sim, const char* name) {
-  const int c = sim.recorder().find(name);
-  if (c < 0) throw std::runtime_error(std::string("no channel ") + name);
-  return sim.recorder().column(c);
-}
+using grapple::test::column;
+using grapple::test::Overrides;
+using grapple::test::simulate;
 
 const SimulationEvent* firstEvent(const Simulation& sim, const std::string& kind) {
   for (const SimulationEvent& e : sim.events()) {

@@ -11,21 +11,15 @@
 #include "core/sim/mission.hpp"
 #include "core/sim/simulation.hpp"
 #include "tests/support/load_files.hpp"
+#include "tests/support/simulate.hpp"
 
 using namespace grapple::core;
+using grapple::test::simulate;
 using grapple::test::Files;
 
 namespace {
 
 const std::string kSource = GRAPPLE_SOURCE_DIR;
-
-std::unique_ptr<Simulation> simulate(const std::string& path,
-                                     const std::vector<std::pair<std::string, std::string>>& set = {}) {
-  LoadedScenario l = loadScenario(path, set);
-  auto sim = std::make_unique<Simulation>(std::move(l.scenario), std::move(l.model));
-  sim->run();
-  return sim;
-}
 
 // The largest bus attitude error [deg] until the grasp (the whole run if there is none).
 double attitudeUntilGrasp(const Simulation& sim) {
