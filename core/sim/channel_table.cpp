@@ -153,7 +153,7 @@ void addDebris(Table& t, bool sensing) {
     t.add(kEstimateAttitude[k], "1", [k](const Observation& o) { return o.estimate.attitude[k]; });
   }
   for (int k = 0; k < 6; ++k) {
-    const auto [i, j] = kEstimateCovarianceEntry[k];
+    const int i = kEstimateCovarianceEntry[k][0], j = kEstimateCovarianceEntry[k][1];  // (clang 14: no captured bindings)
     t.add(kEstimateCovariance[k], "m^2", [i, j](const Observation& o) { return o.estimate.position_covariance(i, j); });
   }
   t.add(kEstimateAttitudeError, "deg", [](const Observation& o) { return o.estimate.attitude_error; });
