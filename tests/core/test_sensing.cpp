@@ -275,7 +275,8 @@ class TestSensing : public QObject {
     const LoadedScenario tuned = loadScenario(path, {{"controllers[1].replan", "{max: 5, false_alarm: 0.01, tolerance: 0.02}"}});
     const std::string yaml = scenarioToYaml(tuned.scenario);
     QVERIFY(yaml.find("replan") != std::string::npos && scenarioToYaml(l.scenario).find("replan") == std::string::npos);
-    const ControllerSpec::Capture::Replan& rp = loadScenarioText(yaml, path).scenario.controllers[1].capture.replan;
+    const LoadedScenario back = loadScenarioText(yaml, path);
+    const ControllerSpec::Capture::Replan& rp = back.scenario.controllers[1].capture.replan;
     QVERIFY(rp == tuned.scenario.controllers[1].capture.replan && rp.max == 5 && rp.false_alarm == 0.01);
   }
 };
