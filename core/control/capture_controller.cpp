@@ -188,7 +188,16 @@ std::string CaptureController::abortReason(ControlContext& ctx) {
   if (saturated_since_ >= 0 && ctx.t - saturated_since_ > a.saturation_time) {
     std::snprintf(buf, sizeof buf, "torques at their limit for %.2f s (threshold %.2f s)", ctx.t - saturated_since_,
                   a.saturation_time);
-    return buf;
+    std::string why = buf;
+    // (flipping at 80 % of at least ten periods: a limit cycle at the Nyquist frequency, not a
+    // demand that merely crosses zero now and then)
+    if (saturated_periods_ >= 10 && saturated_flips_ >= 0.8 * (saturated_periods_ - 1)) {
+      std::snprintf(buf, sizeof buf, "; the torques flip their sign at %d of %d control periods: the sampled loop is "
+                    "unstable on the true dynamics (lower the capture gains or raise run.control_rate)",
+                    saturated_flips_, saturated_periods_ - 1);
+      why += buf;
+    }
+    return why;
   }
   if (attitude_.active()) {
     const double angle = attitude_.angle(ctx) * 180 / M_PI;
@@ -224,13 +233,6 @@ void CaptureController::abort(ControlContext& ctx, const std::string& reason) {
   retreat_start_ = ctx.t;
   retreat_from_.resize(static_cast<Eigen::Index>(joints_q_.size()));
   for (std::size_t k = 0; k < joints_q_.size(); ++k) retreat_from_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
-}
-
-bool CaptureController::jointsSaturated(const ControlContext& ctx) const {
-  for (int k : joints_) {
-    if (std::abs(ctx.tau[k]) > ctx.model.effort_limit[k]) return true;
-  }
-  return false;
 }
 
 CapturePlannerOptions CaptureController::plannerOptions() const {
@@ -383,12 +385,31 @@ void CaptureController::update(ControlContext& ctx) {
     zero_joints_.setZero(nj);
     holdJoints(ctx, standoff_, zero_joints_, zero_joints_);
   }
-  // Saturation, seen by the abort monitor: some joint or the bus at its limit.
-  if (saturated_now_ || jointsSaturated(ctx)) {
-    if (saturated_since_ < 0) saturated_since_ = ctx.t;
-  } else {
+  // Saturation, seen by the abort monitor: some joint or the bus at its limit; and whether the
+  // torques flip their sign at every control period (their vector's product with the last
+  // period's negative), the signature of a sampled loop that is unstable on the true dynamics:
+  // e.g. gains set on a rigid model of a flexible arm, where a joint drives a much smaller inertia
+  // than the model's (the modal one at a segment's tip) and a derivative gain k_d with
+  // k_d T I_model / I_true > 2 diverges at the Nyquist frequency.
+  if (!saturated_now_ && !jointsSaturated(ctx)) {
     saturated_since_ = -1;
+    return;
   }
+  if (saturated_since_ < 0) {
+    saturated_since_ = ctx.t;
+    saturated_periods_ = saturated_flips_ = 0;
+  } else {
+    saturated_flips_ += ctx.tau.dot(saturated_tau_) < 0;
+  }
+  ++saturated_periods_;
+  saturated_tau_ = ctx.tau;
+}
+
+bool CaptureController::jointsSaturated(const ControlContext& ctx) const {
+  for (int k : joints_) {
+    if (std::abs(ctx.tau[k]) > ctx.model.effort_limit[k]) return true;
+  }
+  return false;
 }
 
 void CaptureController::prepareDynamics(ControlContext& ctx) {

@@ -165,6 +165,10 @@ class CaptureController final : public Controller {
   double retreat_start_ = NAN;
   double saturated_since_ = -1;      // [s] since when some torque is at its limit (-1: none)
   bool saturated_now_ = false;
+  // Over the current saturation: the control periods, those at which the torques flipped their
+  // sign, and the torques of the last one.
+  int saturated_periods_ = 0, saturated_flips_ = 0;
+  Eigen::VectorXd saturated_tau_;
   std::vector<ControlEvent> events_;
   Eigen::VectorXd hold_;             // joint positions at the grasp
   Eigen::VectorXd kp_, kd_;          // joint_pd's gains (set at the start of the capture)

@@ -442,6 +442,29 @@ model:
     QVERIFY(std::abs(x.back() - x[at40]) < 0.02);  // the bus drifts a little meanwhile
   }
 
+  // A saturation abort says whether the loop itself diverges. Sampled at 10 Hz, a joint-space
+  // derivative gain of 30 s⁻¹ puts the discrete loop's pole at 1 - k_d T = -2 on the rigid arm
+  // (computed torque: the model is exact), outside the unit circle at the Nyquist frequency: the
+  // torques grow to their limits flipping their sign every period, and the reason says so. At the
+  // file's 50 Hz and gains, a debris too fast for the plan (6 °/s, no window search) saturates the
+  // torques too, but smoothly: the same abort without that diagnosis.
+  void Abort_SaturationNamesAnUnstableSampledLoop() {
+    const Overrides common{{"controllers[1].window.search", "false"}, {"controllers[1].abort.retries", "0"},
+                           {"controllers[1].abort.plan_error", "1"}, {"run.duration", "43"}};
+    Overrides unstable = common, fast = common;
+    unstable.insert(unstable.end(), {{"run.control_rate", "10"}, {"controllers[1].kd", "30"}});
+    fast.emplace_back("debris.initial.rate_deg_s", "[0, 6, 0]");
+    const MissionMetrics u = missionMetrics(*simulate("capture_rigid.yaml", unstable));
+    const MissionMetrics f = missionMetrics(*simulate("capture_rigid.yaml", fast));
+    qInfo("unstable loop: %s\nfast debris: %s", u.outcome_reason.c_str(), f.outcome_reason.c_str());
+    QCOMPARE(u.outcome, Outcome::kAborted);
+    QCOMPARE(f.outcome, Outcome::kAborted);
+    QVERIFY(u.outcome_reason.find("torques at their limit") != std::string::npos);
+    QVERIFY(f.outcome_reason.find("torques at their limit") != std::string::npos);
+    QVERIFY(u.outcome_reason.find("flip their sign") != std::string::npos);
+    QVERIFY(f.outcome_reason.find("flip their sign") == std::string::npos);
+  }
+
   // Honest outcomes on the cases: a requirement the run cannot meet makes a grasp
   // `captured_out_of_spec` with the violation listed, never `captured`.
   void Outcome_OutOfSpecListsTheViolation() {
