@@ -329,6 +329,20 @@ void CaptureController::replan(ControlContext& ctx, const PartingResult& parting
                 "as before (replan %d of at most %d)", ctx.t - tp + captured, parting.miss, inconsistent, misses, meeting,
                 replans_, r.max);
   event(ctx.t, "replan", detail);
+  // The new plan flown in prediction from the state now, as the window's was: a path that takes
+  // the arm into the debris' box or the bus, through a singularity or past a joint limit is not
+  // flown; the hand retreats instead. (The torques are left to the monitor: a replan moves the
+  // meeting by centimetres and asks about what the plan flown asked, while a prediction from the
+  // sensed state carries the rate noise into the bus torque at its start, past the plans' 90 %.)
+  const PlanCheck check = checkCapturePlan(ctx.model, ctx.data, feasibility_, *plan_, ctx.q, ctx.v, ee_frame_);
+  for (const ConstraintMargin& cm : check.constraints) {
+    const bool geometric = cm.name == "debris_clearance" || cm.name == "bus_clearance" || cm.name == "singularity" ||
+                           cm.name == "joint_limit";
+    if (geometric && cm.margin < 0) {
+      abort(ctx, "the new plan fails its check (" + cm.name + ": " + cm.detail + ")");
+      return;
+    }
+  }
 }
 
 void CaptureController::attach(const Eigen::VectorXd& q) {

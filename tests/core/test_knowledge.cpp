@@ -14,6 +14,7 @@
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/sim/knowledge.hpp"
+#include "core/sim/mission.hpp"
 #include "core/sim/simulation.hpp"
 #include "tests/support/load_files.hpp"
 #include "tests/support/random_model.hpp"
@@ -257,6 +258,35 @@ class TestKnowledge : public QObject {
     QVERIFY2(sim->failure().empty(), sim->failure().c_str());
     QVERIFY(std::abs(column(*sim, "joint.joint1.reference").back() - 0.1) < 1e-12);
     QVERIFY(maxAbs(column(*sim, "mode.segment2.bend_y1")) > 0.01);  // the modes the controllers leave out move
+  }
+
+  // The flexible capture with the controllers on the rigid model: the capture law's gains, set on
+  // the locked inertia, drive the true arm's much smaller modal inertia at 100 Hz and the loop
+  // chatters at the Nyquist frequency; the abort names it (torques flipping their sign at every
+  // period), where the truth's model captures (capture_flexible.yaml's own test).
+  void FlexibleOnARigidModel_AbortNamesTheUnstableLoop() {
+    const auto sim = simulate("capture_flexible.yaml", {{"knowledge", "{flexible: rigid}"}, {"run.duration", "53.2"}});
+    const MissionMetrics m = missionMetrics(*sim);
+    qInfo("%s", m.outcome_reason.c_str());
+    QCOMPARE(m.outcome, Outcome::kAborted);
+    QVERIFY(m.outcome_reason.find("flip their sign") != std::string::npos);
+  }
+
+  // The realistic flexible capture: the window is planned before the camera sees the grasp point;
+  // when the images move it by centimetres, the replan would take the arm into the debris' box:
+  // checked as the window's plan is, it is not flown, and the hand retreats at that instant.
+  void FlexibleRealistic_ReplanCheckedBeforeItIsFlown() {
+    const auto sim = simulate("capture_flexible_realistic.yaml", {{"run.duration", "53.6"}});
+    const SimulationEvent *replan = nullptr, *abort = nullptr;
+    for (const SimulationEvent& e : sim->events()) {
+      if (e.kind == "replan" && !replan) replan = &e;
+      if (e.kind == "abort" && !abort) abort = &e;
+    }
+    QVERIFY(replan && abort);
+    qInfo("t = %.2f s: %s", abort->time, abort->detail.c_str());
+    QCOMPARE(abort->time, replan->time);
+    QVERIFY(abort->detail.find("the new plan fails its check (debris_clearance") == 0);
+    QCOMPARE(missionMetrics(*sim).outcome, Outcome::kAborted);
   }
 
   // Bad knowledge: refused at its file and line, saying what is wrong and what was expected.
