@@ -232,7 +232,11 @@ void CaptureController::abort(ControlContext& ctx, const std::string& reason) {
   phase_ = Phase::kRetreating;
   retreat_start_ = ctx.t;
   retreat_from_.resize(static_cast<Eigen::Index>(joints_q_.size()));
-  for (std::size_t k = 0; k < joints_q_.size(); ++k) retreat_from_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
+  retreat_rate_.resize(retreat_from_.size());
+  for (std::size_t k = 0; k < joints_q_.size(); ++k) {
+    retreat_from_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
+    retreat_rate_[static_cast<Eigen::Index>(k)] = ctx.v[joints_[k]];
+  }
 }
 
 CapturePlannerOptions CaptureController::plannerOptions() const {
@@ -387,13 +391,14 @@ void CaptureController::update(ControlContext& ctx) {
   if (phase_ == Phase::kTracking) {
     track(ctx);
   } else if (phase_ == Phase::kRetreating) {
-    // A quintic from where the abort left the joints to the stand-off pose.
-    const double T = c.abort.retreat_time;
-    const Blend b = quinticBlend(std::min(1.0, (ctx.t - retreat_start_) / T));
+    // A quintic from where and how fast the abort left the joints to rest at the stand-off pose
+    // (leaving from rest instead would ask the joints, and the bus, to stop the arm at once).
+    const double T = c.abort.retreat_time, u = std::min(1.0, (ctx.t - retreat_start_) / T);
+    const Blend b = quinticBlend(u), h = quinticLaunchBlend(u);
     dq_ = standoff_ - retreat_from_;
-    qd_ = retreat_from_ + b.s * dq_;
-    vd_ = (b.ds / T) * dq_;
-    ad_ = (b.dds / (T * T)) * dq_;
+    qd_ = retreat_from_ + b.s * dq_ + (T * h.s) * retreat_rate_;
+    vd_ = (b.ds / T) * dq_ + h.ds * retreat_rate_;
+    ad_ = (b.dds / (T * T)) * dq_ + (h.dds / T) * retreat_rate_;
     holdJoints(ctx, qd_, vd_, ad_);
   } else {
     zero_joints_.setZero(nj);

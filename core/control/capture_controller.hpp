@@ -162,6 +162,7 @@ class CaptureController final : public Controller {
   int images_at_plan_ = 0, images_tested_ = 0, replans_ = 0;
   Eigen::VectorXd standoff_;         // joint positions of the stand-off pose
   Eigen::VectorXd retreat_from_;     // joint positions where the retreat started
+  Eigen::VectorXd retreat_rate_;     //   and their rates
   double retreat_start_ = NAN;
   double saturated_since_ = -1;      // [s] since when some torque is at its limit (-1: none)
   bool saturated_now_ = false;

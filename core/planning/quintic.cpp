@@ -15,6 +15,14 @@ Blend quinticBlend(double u) {
           60 * u * (1 - 3 * u + 2 * u2)};     // 60 u (1 - u)(1 - 2u)
 }
 
+Blend quinticLaunchBlend(double u) {
+  u = std::clamp(u, 0.0, 1.0);
+  const double u2 = u * u;
+  return {u * (1 - 6 * u2 + 8 * u2 * u - 3 * u2 * u2),  // u - 6u³ + 8u⁴ - 3u⁵
+          1 - 18 * u2 + 32 * u2 * u - 15 * u2 * u2,      // 1 - 18u² + 32u³ - 15u⁴
+          -36 * u + 96 * u2 - 60 * u2 * u};              // -36u + 96u² - 60u³
+}
+
 Blend cycloidalBlend(double u) {
   if (u <= 0) return {0, 0, 0};
   if (u >= 1) return {1, 0, 0};

@@ -15,6 +15,10 @@ struct Blend {
 };
 Blend quinticBlend(double u);
 Blend cycloidalBlend(double u);
+// The quintic h(u) = u - 6u³ + 8u⁴ - 3u⁵ with h'(0) = 1 and h(0), h''(0), h(1), h'(1), h''(1)
+// zero (u clamped to [0, 1]): with the rest-to-rest s, f(t) = f1 + (f2 - f1) s(u) + T ḟ1 h(u),
+// u = t/T, leaves f1 at the rate ḟ1 and comes to rest at f2 (the quintic Hermite basis).
+Blend quinticLaunchBlend(double u);
 
 struct QuinticSample {
   Eigen::VectorXd position, velocity, acceleration;

@@ -9,6 +9,7 @@
 
 #include "core/math/rotation.hpp"
 #include "core/planning/capture_planner.hpp"
+#include "core/planning/quintic.hpp"
 
 using namespace grapple::core;
 
@@ -54,6 +55,30 @@ class TestCapturePlanner : public QObject {
   Q_OBJECT
 
  private slots:
+  // The retreat's launch term h(u): its end values (h(0) = 0, h'(0) = 1, rest at 1) and its
+  // derivatives against central differences; with the rest-to-rest s it takes a point leaving at
+  // rate v to rest at its goal: f = f1 + (f2 - f1) s + T v h.
+  void QuinticLaunch_LeavesAtItsRateAndComesToRest() {
+    const Blend h0 = quinticLaunchBlend(0), h1 = quinticLaunchBlend(1);
+    QCOMPARE(h0.s, 0.0);
+    QCOMPARE(h0.ds, 1.0);
+    QCOMPARE(h0.dds, 0.0);
+    QVERIFY(std::abs(h1.s) + std::abs(h1.ds) + std::abs(h1.dds) < 1e-14);
+    const double e = 1e-6;
+    for (double u = 0.05; u < 1; u += 0.1) {
+      const Blend b = quinticLaunchBlend(u), m = quinticLaunchBlend(u - e), p = quinticLaunchBlend(u + e);
+      QVERIFY(std::abs((p.s - m.s) / (2 * e) - b.ds) < 1e-8);
+      QVERIFY(std::abs((p.ds - m.ds) / (2 * e) - b.dds) < 1e-7);
+    }
+    const double T = 10, f1 = 0.3, f2 = -0.2, v = 0.05;
+    auto f = [&](double t) {
+      return f1 + (f2 - f1) * quinticBlend(t / T).s + T * v * quinticLaunchBlend(t / T).s;
+    };
+    QVERIFY(std::abs((f(e) - f(0)) / e - v) < 1e-6);
+    QVERIFY(std::abs(f(T) - f2) < 1e-15);
+    QVERIFY(std::abs((f(T) - f(T - e)) / e) < 1e-6);
+  }
+
   void Plans_data() {
     QTest::addColumn<int>("matching");
     QTest::addColumn<double>("w_u");
