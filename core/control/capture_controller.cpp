@@ -180,7 +180,7 @@ std::string CaptureController::abortReason(ControlContext& ctx) {
   rigidEquivalent(m, ctx.q, q_r_);
   forwardKinematics(m, ctx.data, q_r_);
   const double t_plan = ctx.t - plan_start_;
-  const Vector3 error = plan_->at(t_plan).position - framePose(m, ctx.data, ee_frame_).p;
+  const Vector3 error = reference(ctx, t_plan).position - framePose(m, ctx.data, ee_frame_).p;
   if (error.norm() > a.plan_error) {
     std::snprintf(buf, sizeof buf, "hand %.3g m from the plan (threshold %.3g m)", error.norm(), a.plan_error);
     return buf;
@@ -357,7 +357,12 @@ void CaptureController::attach(const Eigen::VectorXd& q) {
 
 bool CaptureController::handReference(double t, Vector3& position) const {
   if (!plan_ || phase_ != Phase::kTracking || t < plan_start_) return false;
-  position = plan_->at(t - plan_start_).position;
+  if (corrected_) {
+    const double dt = t - ride_time_;
+    position = ride_.position + dt * ride_.velocity + 0.5 * dt * dt * ride_.acceleration;
+  } else {
+    position = plan_->at(t - plan_start_).position;
+  }
   return true;
 }
 
@@ -497,6 +502,31 @@ void CaptureController::applyJointAccelerations(ControlContext& ctx, const Eigen
   }
 }
 
+const PointKinematics& CaptureController::reference(const ControlContext& ctx, double t_plan) {
+  // With a camera, the plan's end is corrected onto the grasp point as the filter estimates it
+  // now: the plan predicted it from the estimate when it was made, and that prediction drifts
+  // with the estimate's error then (its rate error, over the plan's tens of seconds: a centimetre
+  // and more by the ride), while the gripper closes on the estimate now. In the last
+  // replan.min_time before the grasp point is reached (where replans stop) the correction
+  // Δ = (estimate now − prediction) is blended in, r = r_plan + w Δ with w a quintic from 0 to 1,
+  // and the ride rides the estimate. (Without a camera the two are the same motion: no blend.)
+  ride_ = plan_->at(t_plan);
+  const double T = spec_.capture.replan.min_time, u = T > 0 ? (t_plan - (plan_->captureTime() - T)) / T : 1.0;
+  corrected_ = sensing_ && ctx.debris && u > 0;
+  if (!corrected_) return ride_;
+  const PointKinematics est = targetKinematics(debris_, *ctx.debris);
+  const PointKinematics pred = targetKinematics(debris_, plan_->debris(t_plan));
+  const Blend w = quinticBlend(u);
+  const double dw = T > 0 ? w.ds / T : 0, ddw = T > 0 ? w.dds / (T * T) : 0;
+  const Vector3 d = est.position - pred.position, dd = est.velocity - pred.velocity,
+                ddd = est.acceleration - pred.acceleration;
+  ride_.position += w.s * d;
+  ride_.velocity += w.s * dd + dw * d;
+  ride_.acceleration += w.s * ddd + 2 * dw * dd + ddw * d;
+  ride_time_ = ctx.t;
+  return ride_;
+}
+
 void CaptureController::holdJoints(ControlContext& ctx, const Eigen::VectorXd& qd, const Eigen::VectorXd& vd,
                                    const Eigen::VectorXd& ad) {
   prepareDynamics(ctx);
@@ -522,7 +552,7 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   // rigid-equivalent (modal coordinates and rates set to zero): steering the deformed hand would
   // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
   // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
-  t.ref = plan_->at(ctx.t - plan_start_);
+  t.ref = reference(ctx, ctx.t - plan_start_);
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
   forwardKinematics(m, d, q_r_, v_r_);
