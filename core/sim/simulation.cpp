@@ -412,7 +412,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     QuasiStaticModes& qs = *quasi_static;
     qs.gatherQ(q, q_r);
     qs.gatherV(v, v_r);
-    qs.gatherV(*tau_in, tau_r);
+    qs.gatherForce(*tau_in, tau_r);
     ddq_qs.resize(nv);
     qs.scatterV(forwardDynamics(qs.reduced(), qs.reducedData(), q_r, v_r, tau_r, fe), ddq_qs);
     dx.segment(nq, nv) = ddq_qs;
@@ -480,7 +480,7 @@ void Simulation::Impl::retargetDerivative() {
   // The forward dynamics is affine in τ: the new forces add H⁻¹ Δτ to the accelerations (H's
   // factors are those of the last evaluation, at this state), and change the actuators' power.
   tau_before = tau_hold - tau_before;  // Δτ
-  qs.gatherV(tau_before, v_r);
+  qs.gatherForce(tau_before, v_r);
   qs.scatterV(solveMassMatrix(qs.reduced(), qs.reducedData(), v_r), ddq_qs);
   f0.segment(nq, nv) += ddq_qs;
   q = x.head(nq);
@@ -738,13 +738,12 @@ double Simulation::Impl::attachDebris() {
   }
   Eigen::VectorXd v_plus;
   if (quasi_static) {
-    // The condensed modes stay locked through the impact: the momentum balance of the others.
+    // The condensed modes stay locked through the impact: the momentum balance of the kept
+    // coordinates, v = T v_r: Tᵀ H T v_r⁺ = Tᵀ h.
     quasi_static->syncInertia(m);
-    const std::vector<int>& r = quasi_static->vMap();
-    const Eigen::MatrixXd H_rr = massMatrix(m, data, q)(r, r);
-    v_plus = Eigen::VectorXd::Zero(nv);
-    const Eigen::VectorXd v_r_plus = H_rr.llt().solve(Eigen::VectorXd(h(r)));
-    v_plus(r) = v_r_plus;
+    const Eigen::MatrixXd T = quasi_static->velocityBasis();
+    const Eigen::MatrixXd H_rr = T.transpose() * massMatrix(m, data, q) * T;
+    v_plus = T * H_rr.llt().solve(T.transpose() * h);
   } else {
     v_plus = massMatrix(m, data, q).llt().solve(h);
   }
@@ -797,7 +796,8 @@ Simulation::Simulation(Scenario scenario, Model model)
   s.setUpChannels();
   if (run.integrator == IntegratorType::kQuasiStatic) {
     // The condensed modes start at rest (their deflection is set by the first observe()).
-    s.quasi_static = std::make_unique<QuasiStaticModes>(s.model, run.quasi_static_above);
+    const Eigen::VectorXd q0 = s.x.head(s.nq);  // (the coupled modes' reference configuration)
+    s.quasi_static = std::make_unique<QuasiStaticModes>(s.model, run.quasi_static_above, run.quasi_static_modes, &q0);
     s.qs_data = std::make_unique<Data>(s.quasi_static->reduced(), s.quasi_static->reduced().hasFlexibleBodies());
     Eigen::VectorXd v0 = s.x.segment(s.nq, s.nv);
     s.quasi_static->lockV(v0);
