@@ -154,6 +154,13 @@ struct Simulation::Impl {
     double kinetic, elastic, potential;
   };
   Balance balance();
+  // The quasi-static integration's condensed modes for the model as it is, the coupled ones at
+  // the configuration q.
+  void makeQuasiStatic(const Eigen::VectorXd& q_ref) {
+    const RunSettings& run = scenario.run;
+    quasi_static = std::make_unique<QuasiStaticModes>(model, run.quasi_static_above, run.quasi_static_modes, &q_ref);
+    qs_data = std::make_unique<Data>(quasi_static->reduced(), quasi_static->reduced().hasFlexibleBodies());
+  }
   // What an evaluation at (tt, xx) sets before the dynamics: q, v, the debris, the wrenches, τ.
   void inputs(double tt, const Eigen::VectorXd& xx);
   // dx's actuator power and fuel rate, from tau and v.
@@ -739,8 +746,9 @@ double Simulation::Impl::attachDebris() {
   Eigen::VectorXd v_plus;
   if (quasi_static) {
     // The condensed modes stay locked through the impact: the momentum balance of the kept
-    // coordinates, v = T v_r: Tᵀ H T v_r⁺ = Tᵀ h.
-    quasi_static->syncInertia(m);
+    // coordinates, v = T v_r: Tᵀ H T v_r⁺ = Tᵀ h. The composite's modes are condensed from now on
+    // (its coupled modes at this configuration: the debris' inertia changes them).
+    makeQuasiStatic(q);
     const Eigen::MatrixXd T = quasi_static->velocityBasis();
     const Eigen::MatrixXd H_rr = T.transpose() * massMatrix(m, data, q) * T;
     v_plus = T * H_rr.llt().solve(T.transpose() * h);
@@ -796,9 +804,7 @@ Simulation::Simulation(Scenario scenario, Model model)
   s.setUpChannels();
   if (run.integrator == IntegratorType::kQuasiStatic) {
     // The condensed modes start at rest (their deflection is set by the first observe()).
-    const Eigen::VectorXd q0 = s.x.head(s.nq);  // (the coupled modes' reference configuration)
-    s.quasi_static = std::make_unique<QuasiStaticModes>(s.model, run.quasi_static_above, run.quasi_static_modes, &q0);
-    s.qs_data = std::make_unique<Data>(s.quasi_static->reduced(), s.quasi_static->reduced().hasFlexibleBodies());
+    s.makeQuasiStatic(s.x.head(s.nq));
     Eigen::VectorXd v0 = s.x.segment(s.nq, s.nv);
     s.quasi_static->lockV(v0);
     s.x.segment(s.nq, s.nv) = v0;
@@ -959,6 +965,14 @@ bool Simulation::step() {
       s.t = t_piece;
       if (t_piece >= t_sense) s.sense();
       if (s.sampled && t_piece >= t_control) {
+        if (s.quasi_static) {
+          // The controllers see the condensed modes' deflection under the loads of this instant
+          // (the accelerations of the last stage, under the forces held until now).
+          s.inputs(s.t, s.x);
+          s.ddq_qs = s.adaptive->lastDerivative().segment(s.nq, s.nv);
+          s.quasi_static->deflect(s.model, s.data, s.q, s.v, s.ddq_qs, s.fext_used ? &s.fext : nullptr);
+          s.x.head(s.nq) = s.q;
+        }
         s.tau_before = s.tau_hold;
         s.sampleControl();
         ++s.control_index;
