@@ -298,9 +298,10 @@ class TestSimulation : public QObject {
     QVERIFY(a.rate < 0.05);
   }
 
-  // The flexible mission as its file runs it (integrator quasi_static: the modes above
-  // run.quasi_static_above keep their static deflection, the others and the rigid motion by
-  // Dormand–Prince) against the explicit RK4(3) integrating every mode: the same grasp, the hand's
+  // The flexible mission as its file runs it (integrator quasi_static: each body's modes coupled
+  // with the joints and the bus above run.quasi_static_above keep their static deflection, the
+  // others and the rigid motion by Dormand–Prince) against the explicit RK4(3) integrating every
+  // mode: the same grasp, the hand's
   // path within 0.5 mm and its error to the plan within 0.1 mm of the explicit run's, every modal
   // coordinate's low-frequency content (0.2 s moving averages, the condensed modes' static
   // deflection against the explicit run's oscillation about it) within 2 % of its peak but in the
@@ -327,7 +328,7 @@ class TestSimulation : public QObject {
     QVERIFY(a.modes < 0.02);
     QVERIFY(a.energy < 2e-7 * a.scale);  // measured 1.04e-7 of it (5.8e-7 J of 5.6 J) with the aligned capture
     QVERIFY(a.rate < 0.05);
-    QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 1.4);
+    QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 1.8);  // measured 1.98x
   }
 
   // The free flight of the flexible chaser (5 s, no controller, the arm's joints turning at up to
@@ -505,8 +506,8 @@ class TestSimulation : public QObject {
   void DefaultEndEffector_IsTheDeepestBody() {
     const std::string path = kSource + "/scenarios/capture_flexible.yaml";
     const auto a = simulate(path, {{"run.duration", "0.2"}});
-    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: quasi_static, quasi_static_above: 100, rtol: 1.0e-6, "
-                                           "atol: 1.0e-8, control_rate: 100}"}});
+    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: quasi_static, quasi_static_above: 100, "
+                                           "quasi_static_modes: coupled, rtol: 1.0e-6, atol: 1.0e-8, control_rate: 100}"}});
     QVERIFY(channel(*a, "ee.x") == channel(*b, "ee.x"));
     QVERIFY(channel(*a, "ee.z") == channel(*b, "ee.z"));
   }
