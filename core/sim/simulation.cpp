@@ -388,7 +388,8 @@ void Simulation::Impl::inputs(double tt, const Eigen::VectorXd& xx) {
   q = xx.head(nq);
   v = xx.segment(nq, nv);
   // Quasi-static modes: the motion is the reduced model's, with the condensed modes locked (their
-  // deflection, set at the recording instants, is an output only).
+  // deflection, set at the recording and control instants, is what is recorded and what the
+  // controllers see).
   if (quasi_static) quasi_static->lockQ(q);
   if (scenario.debris.enabled) debris_now = layout.debrisOf(xx);
   environmentWrenches(tt);
@@ -522,7 +523,7 @@ void Simulation::Impl::observe() {
   }
   if (quasi_static) {
     // The condensed modes' static deflection under the loads now (kept in the state, where the
-    // controllers see it until the next recording).
+    // controllers see it until the next control or recording instant).
     quasi_static->deflect(m, data, q, v, ddq_qs, fext_used ? &fext : nullptr);
     x.head(nq) = q;
   }
