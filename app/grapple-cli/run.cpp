@@ -49,7 +49,10 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
     settings["rtol"] = run.rtol;
     settings["atol"] = run.atol;
     settings["max_step_s"] = run.max_step;
-    if (run.integrator == IntegratorType::kQuasiStatic) settings["quasi_static_above_rad_s"] = run.quasi_static_above;
+    if (run.integrator == IntegratorType::kQuasiStatic) {
+      settings["quasi_static_above_rad_s"] = run.quasi_static_above;
+      settings["quasi_static_modes"] = wordOf(run.quasi_static_modes, kCondensedModesWords);
+    }
   }
   settings["record_rate_hz"] = run.record_rate;
   settings["control_rate_hz"] = run.control_rate;

@@ -16,6 +16,7 @@
 #include "core/estimation/debris_sensing.hpp"
 #include "core/model/model.hpp"
 #include "core/planning/capture_planner.hpp"
+#include "core/sim/quasi_static.hpp"
 #include "core/world/debris.hpp"
 #include "core/world/environment.hpp"
 
@@ -296,6 +297,11 @@ enum class IntegratorType {
                    //   (sim/quasi_static), the rest by adaptive Dormand–Prince 5(4) (flexible models)
 };
 
+// Which modes quasi_static condenses (sim/quasi_static): each body's own, or each body's coupled
+// with the joints and the base at the initial configuration.
+inline constexpr EnumWord<CondensedModes> kCondensedModesWords[] = {{CondensedModes::kBody, "body"},
+                                                                    {CondensedModes::kCoupled, "coupled"}};
+
 // The scenario file's word for an integrator: rk4, dopri5, rk43, ros34pw2, quasi_static.
 inline const char* integratorName(IntegratorType t) {
   switch (t) {
@@ -315,6 +321,8 @@ struct RunSettings {
   double max_step = 0.02;                        // [s] adaptive integrators
   double quasi_static_above = 100;               // [rad/s] integrator quasi_static: modes of a
                                                  //   higher frequency keep only their static deflection
+  CondensedModes quasi_static_modes = CondensedModes::kBody;  // ... which modes: each body's own or
+                                                 //   coupled with the joints and base
   double record_rate = 50;                       // [Hz] recorded samples per second
   double control_rate = 0;                       // [Hz] controllers sampled with a zero-order hold,
                                                  //   as on board; 0: at every evaluation

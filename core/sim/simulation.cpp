@@ -154,6 +154,13 @@ struct Simulation::Impl {
     double kinetic, elastic, potential;
   };
   Balance balance();
+  // The quasi-static integration's condensed modes for the model as it is, the coupled ones at
+  // the configuration q.
+  void makeQuasiStatic(const Eigen::VectorXd& q_ref) {
+    const RunSettings& run = scenario.run;
+    quasi_static = std::make_unique<QuasiStaticModes>(model, run.quasi_static_above, run.quasi_static_modes, &q_ref);
+    qs_data = std::make_unique<Data>(quasi_static->reduced(), quasi_static->reduced().hasFlexibleBodies());
+  }
   // What an evaluation at (tt, xx) sets before the dynamics: q, v, the debris, the wrenches, τ.
   void inputs(double tt, const Eigen::VectorXd& xx);
   // dx's actuator power and fuel rate, from tau and v.
@@ -381,7 +388,8 @@ void Simulation::Impl::inputs(double tt, const Eigen::VectorXd& xx) {
   q = xx.head(nq);
   v = xx.segment(nq, nv);
   // Quasi-static modes: the motion is the reduced model's, with the condensed modes locked (their
-  // deflection, set at the recording instants, is an output only).
+  // deflection, set at the recording and control instants, is what is recorded and what the
+  // controllers see).
   if (quasi_static) quasi_static->lockQ(q);
   if (scenario.debris.enabled) debris_now = layout.debrisOf(xx);
   environmentWrenches(tt);
@@ -412,7 +420,7 @@ void Simulation::Impl::evaluate(double tt, const Eigen::VectorXd& xx, Eigen::Vec
     QuasiStaticModes& qs = *quasi_static;
     qs.gatherQ(q, q_r);
     qs.gatherV(v, v_r);
-    qs.gatherV(*tau_in, tau_r);
+    qs.gatherForce(*tau_in, tau_r);
     ddq_qs.resize(nv);
     qs.scatterV(forwardDynamics(qs.reduced(), qs.reducedData(), q_r, v_r, tau_r, fe), ddq_qs);
     dx.segment(nq, nv) = ddq_qs;
@@ -480,7 +488,7 @@ void Simulation::Impl::retargetDerivative() {
   // The forward dynamics is affine in τ: the new forces add H⁻¹ Δτ to the accelerations (H's
   // factors are those of the last evaluation, at this state), and change the actuators' power.
   tau_before = tau_hold - tau_before;  // Δτ
-  qs.gatherV(tau_before, v_r);
+  qs.gatherForce(tau_before, v_r);
   qs.scatterV(solveMassMatrix(qs.reduced(), qs.reducedData(), v_r), ddq_qs);
   f0.segment(nq, nv) += ddq_qs;
   q = x.head(nq);
@@ -515,7 +523,7 @@ void Simulation::Impl::observe() {
   }
   if (quasi_static) {
     // The condensed modes' static deflection under the loads now (kept in the state, where the
-    // controllers see it until the next recording).
+    // controllers see it until the next control or recording instant).
     quasi_static->deflect(m, data, q, v, ddq_qs, fext_used ? &fext : nullptr);
     x.head(nq) = q;
   }
@@ -738,13 +746,13 @@ double Simulation::Impl::attachDebris() {
   }
   Eigen::VectorXd v_plus;
   if (quasi_static) {
-    // The condensed modes stay locked through the impact: the momentum balance of the others.
-    quasi_static->syncInertia(m);
-    const std::vector<int>& r = quasi_static->vMap();
-    const Eigen::MatrixXd H_rr = massMatrix(m, data, q)(r, r);
-    v_plus = Eigen::VectorXd::Zero(nv);
-    const Eigen::VectorXd v_r_plus = H_rr.llt().solve(Eigen::VectorXd(h(r)));
-    v_plus(r) = v_r_plus;
+    // The condensed modes stay locked through the impact: the momentum balance of the kept
+    // coordinates, v = T v_r: Tᵀ H T v_r⁺ = Tᵀ h. The composite's modes are condensed from now on
+    // (its coupled modes at this configuration: the debris' inertia changes them).
+    makeQuasiStatic(q);
+    const Eigen::MatrixXd T = quasi_static->velocityBasis();
+    const Eigen::MatrixXd H_rr = T.transpose() * massMatrix(m, data, q) * T;
+    v_plus = T * H_rr.llt().solve(T.transpose() * h);
   } else {
     v_plus = massMatrix(m, data, q).llt().solve(h);
   }
@@ -797,8 +805,7 @@ Simulation::Simulation(Scenario scenario, Model model)
   s.setUpChannels();
   if (run.integrator == IntegratorType::kQuasiStatic) {
     // The condensed modes start at rest (their deflection is set by the first observe()).
-    s.quasi_static = std::make_unique<QuasiStaticModes>(s.model, run.quasi_static_above);
-    s.qs_data = std::make_unique<Data>(s.quasi_static->reduced(), s.quasi_static->reduced().hasFlexibleBodies());
+    s.makeQuasiStatic(s.x.head(s.nq));
     Eigen::VectorXd v0 = s.x.segment(s.nq, s.nv);
     s.quasi_static->lockV(v0);
     s.x.segment(s.nq, s.nv) = v0;
@@ -959,6 +966,14 @@ bool Simulation::step() {
       s.t = t_piece;
       if (t_piece >= t_sense) s.sense();
       if (s.sampled && t_piece >= t_control) {
+        if (s.quasi_static) {
+          // The controllers see the condensed modes' deflection under the loads of this instant
+          // (the accelerations of the last stage, under the forces held until now).
+          s.inputs(s.t, s.x);
+          s.ddq_qs = s.adaptive->lastDerivative().segment(s.nq, s.nv);
+          s.quasi_static->deflect(s.model, s.data, s.q, s.v, s.ddq_qs, s.fext_used ? &s.fext : nullptr);
+          s.x.head(s.nq) = s.q;
+        }
         s.tau_before = s.tau_hold;
         s.sampleControl();
         ++s.control_index;

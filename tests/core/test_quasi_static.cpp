@@ -5,6 +5,10 @@
 
 #include <random>
 
+#include <fstream>
+#include <sstream>
+
+#include "core/analysis/modal.hpp"
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
@@ -45,6 +49,41 @@ Model cantilever(int modes) {
       "      inertia: {xx: 1.0e-3, yy: 1.0e-3, zz: 1.0e-3}\n"
       "      joint: {name: weight_mount, type: fixed, parent: beam, origin: {xyz: [2.0, 0, 0]}}\n";
   return loadModelYamlString(text, "cantilever.yaml");
+}
+
+// The complete chaser with only `flexible_body`'s modes (the other bodies' flexible sections dropped
+// from scenarios/robots/chaser.yaml): one flexible body, so that its coupled modes are the whole
+// model's.
+Model chaserFlexibleOnly(const std::string& flexible_body) {
+  std::ifstream in(kSource + "/scenarios/robots/chaser.yaml");
+  std::stringstream out;
+  std::string line, body;
+  bool dropping = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("    - name: ", 0) == 0) body = line.substr(12);
+    if (line == "      flexible:") dropping = body != flexible_body;
+    else if (dropping && line.rfind("        ", 0) != 0) dropping = false;
+    if (!dropping) out << line << '\n';
+  }
+  return loadModelYamlString(out.str(), "chaser_" + flexible_body + ".yaml");
+}
+
+// A configuration of the chaser's arm away from the neutral one (the folded start of the capture).
+VectorXd armBent(const Model& m) {
+  VectorXd q = neutralConfiguration(m);
+  q[m.joint[m.bodyOfJoint("joint2")].idx_q] = 0.5;
+  q[m.joint[m.bodyOfJoint("joint3")].idx_q] = -1.0;
+  return q;
+}
+
+std::string toString(const VectorXd& x) {
+  std::string s;
+  char b[32];
+  for (Eigen::Index k = 0; k < x.size(); ++k) {
+    std::snprintf(b, sizeof b, "%s%.1f", k ? " " : "", x[k]);
+    s += b;
+  }
+  return s;
 }
 
 }  // namespace
@@ -128,7 +167,15 @@ class TestQuasiStatic : public QObject {
   // tip force F = M g,
   //   u(l) = F l³/(3 E I) + w l⁴/(8 E I),   u'(l) = F l²/(2 E I) + w l³/(6 E I),
   // converging with the number of assumed modes.
+  // The same with the coupled modes (the wall holds the beam: the coupled mass is the modal
+  // mass, the modes the beam's own in another basis): the same deflection, K δ = f solved whole.
+  void Cantilever_StaticDeflectionMatchesClosedForm_data() {
+    QTest::addColumn<int>("which");
+    QTest::newRow("body") << static_cast<int>(CondensedModes::kBody);
+    QTest::newRow("coupled") << static_cast<int>(CondensedModes::kCoupled);
+  }
   void Cantilever_StaticDeflectionMatchesClosedForm() {
+    QFETCH(int, which);
     const double g = 9.81, l = 2.0, EI = 7.0e10 * 1.0e-8, w = 2700 * 1.0e-3 * g, F = 5.0 * g;
     const double u_exact = F * l * l * l / (3 * EI) + w * l * l * l * l / (8 * EI);
     const double slope_exact = F * l * l / (2 * EI) + w * l * l * l / (6 * EI);
@@ -136,7 +183,8 @@ class TestQuasiStatic : public QObject {
     for (int modes : {1, 2, 4}) {
       Model m = cantilever(modes);
       m.gravity_W = Vector3(0, 0, -g);
-      QuasiStaticModes qs(m, 0.0);
+      const VectorXd q0 = neutralConfiguration(m);
+      QuasiStaticModes qs(m, 0.0, static_cast<CondensedModes>(which), &q0);
       QCOMPARE(qs.condensed(), modes);
       QCOMPARE(qs.reduced().nv, 0);
       Data d(m, true);
@@ -157,6 +205,86 @@ class TestQuasiStatic : public QObject {
         QVERIFY(e_u < 1e-3);
         QVERIFY(e_slope < 5e-3);
       }
+    }
+  }
+
+  // One flexible body (segment3 of the chaser, 6 modes) on the floating bus and the arm's joints
+  // with their armatures: its coupled modes (the Schur complement of the mass matrix on its modal
+  // rows) are the whole model's, which core/analysis/modal computes independently (the generalized
+  // eigenproblem K x = ω² H x of the whole linearized model). Condensing those above the cutoff
+  // leaves a model whose coupled frequencies are exactly the whole model's below it, and whose
+  // condensed count is the number above it.
+  void CoupledModes_OneBody_AreTheWholeModelsModes() {
+    const Model m = chaserFlexibleOnly("segment3");
+    QCOMPARE(m.nflex, 6);
+    const VectorXd q0 = armBent(m);
+    const ModalAnalysis whole = coupledModes(m, q0);
+    const double cutoff = 100;
+    QuasiStaticModes qs(m, cutoff, CondensedModes::kCoupled, &q0);
+    int above = 0;
+    for (int k = 0; k < whole.frequency.size(); ++k) above += whole.frequency[k] > cutoff;
+    qInfo("segment3 alone, coupled: %s rad/s; %d condensed above %.0f", toString(whole.frequency).c_str(), above, cutoff);
+    QVERIFY(above > 0 && above < 6);
+    QCOMPARE(qs.condensed(), above);
+    VectorXd q0_r;
+    qs.gatherQ(q0, q0_r);
+    const ModalAnalysis kept = coupledModes(qs.reduced(), q0_r);
+    QCOMPARE(kept.frequency.size(), 6 - above);
+    for (int k = 0; k < kept.frequency.size(); ++k) {
+      QVERIFY2(std::abs(kept.frequency[k] - whole.frequency[k]) <= 1e-8 * whole.frequency[k], toString(kept.frequency).c_str());
+      QVERIFY(std::abs(qs.reduced().flex[m.bodyOfJoint("joint3")].frequency[k] - kept.frequency[k]) <= 1e-8 * kept.frequency[k]);
+    }
+    // The clamped-loaded frequencies condense the traction mode only (405 rad/s): the joints let
+    // the outboard bodies turn, which raises two bending modes above the cutoff.
+    QuasiStaticModes clamped(m, cutoff);
+    qInfo("condensed by clamped-loaded frequency: %d; by coupled frequency: %d", clamped.condensed(), qs.condensed());
+    QCOMPARE(clamped.condensed(), 1);
+    QCOMPARE(qs.condensed(), 3);
+  }
+
+  // The complete chaser (four flexible bodies), each body's modes coupled with the joints and the
+  // bus at the folded start of the capture and condensed above 100 rad/s: the reduced model is
+  // the full one restricted to the kept subspaces (mass matrix Tᵀ H T, bias forces Tᵀ h, forward
+  // dynamics) at random states, and its coupled modes, the four bodies together, stay near the
+  // cutoff where the kept clamped-loaded modes reach 857 rad/s.
+  void CoupledModes_Chaser_RestrictedModelAndItsFrequencies() {
+    Model m = loadModelFile(kSource + "/scenarios/robots/chaser.yaml");
+    m.gravity_W = Vector3(0.3, -0.2, -1.0);
+    const VectorXd q0 = armBent(m);
+    QuasiStaticModes qs(m, 100, CondensedModes::kCoupled, &q0), clamped(m, 100);
+    const Model& r = qs.reduced();
+    QCOMPARE(r.nv + qs.condensed(), m.nv);
+    VectorXd q0_r, q0_c;
+    qs.gatherQ(q0, q0_r);
+    clamped.gatherQ(q0, q0_c);
+    const ModalAnalysis kept = coupledModes(r, q0_r), kept_clamped = coupledModes(clamped.reduced(), q0_c);
+    const double top = kept.frequency.maxCoeff(), top_clamped = kept_clamped.frequency.maxCoeff();
+    qInfo("chaser, condensed above 100 rad/s: coupled %d modes, the rest up to %.1f rad/s; clamped-loaded %d "
+          "modes, the rest up to %.1f rad/s", qs.condensed(), top, clamped.condensed(), top_clamped);
+    QVERIFY(top < 1.6 * 100);
+    QVERIFY(top_clamped > 2.5 * top);
+    const MatrixXd T = qs.velocityBasis();
+    Data d(m, true), dr(r, true);
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 3; ++trial) {
+      VectorXd q = q0 + randomVector(rng, m.nq, 0.3);
+      q.segment<4>(3).normalize();
+      for (const FlexibleBody& fb : m.flex) q.segment(fb.idx_q, fb.nf) *= 0.01;
+      VectorXd v = randomVector(rng, m.nv, 0.5), tau = randomVector(rng, m.nv, 5.0);
+      qs.lockQ(q);
+      qs.lockV(v);
+      VectorXd q_r, v_r, tau_r, v_back = VectorXd::Zero(m.nv);
+      qs.gatherQ(q, q_r);
+      qs.gatherV(v, v_r);
+      qs.gatherForce(tau, tau_r);
+      qs.scatterV(v_r, v_back);
+      QVERIFY((v_back - v).norm() <= 1e-12 * v.norm());
+      const MatrixXd H = massMatrix(m, d, q), HT = T.transpose() * H * T;
+      QVERIFY((massMatrix(r, dr, q_r) - HT).norm() <= 1e-10 * H.norm());
+      const VectorXd h = nonlinearEffects(m, d, q, v, nullptr);
+      QVERIFY((nonlinearEffects(r, dr, q_r, v_r, nullptr) - T.transpose() * h).norm() <= 1e-10 * (1 + h.norm()));
+      const VectorXd a = HT.llt().solve(tau_r - T.transpose() * h);
+      QVERIFY((forwardDynamics(r, dr, q_r, v_r, tau_r) - a).norm() <= 1e-8 * (1 + a.norm()));
     }
   }
 };

@@ -97,7 +97,7 @@ double graspTime(const Simulation& sim) {
 // A run of the flexible mission against the explicit reference, row by row.
 struct Agreement {
   double hand = 0;    // [m] largest distance between the hands
-  double plan = 0;    // [m] difference of the largest hand errors to the plan
+  double plan = 0;    // [m] difference of the largest hand errors to the plan (0 without a capture)
   double modes = 0;   // largest difference of the modal coordinates' 0.2 s moving averages, relative
                       //   to the reference's peak of each
   double energy = 0;  // [J] largest energy balance error of the run
@@ -116,7 +116,9 @@ Agreement agreement(const Simulation& sim, const Simulation& ref, double skip = 
     }
     a.hand = std::max(a.hand, d.norm());
   }
-  a.plan = std::abs(maxAbs(channel(sim, "plan.ee_error")) - maxAbs(channel(ref, "plan.ee_error")));
+  bool capture = false;  // (a plan to follow)
+  for (int c = 0; c < ref.recorder().channels(); ++c) capture = capture || ref.recorder().info(c).name == "plan.ee_error";
+  if (capture) a.plan = std::abs(maxAbs(channel(sim, "plan.ee_error")) - maxAbs(channel(ref, "plan.ee_error")));
   const int rows = ref.recorder().rows(), w = 10;
   for (int c = 0; c < ref.recorder().channels(); ++c) {
     if (ref.recorder().info(c).name.rfind("mode.", 0) != 0) continue;
@@ -151,19 +153,23 @@ class TestSimulation : public QObject {
     QTest::addColumn<QString>("rtol");
     QTest::addColumn<double>("tolerance");  // on |Δp| [kg m/s] and | |Q| - 1 |; on |ΔL| 10x
     QTest::addColumn<double>("energy");     // on the energy balance, relative to the kinetic energy
-    QTest::newRow("rk43") << "rk43" << "1e-9" << 1e-9 << 1e-7;
-    QTest::newRow("ros34pw2") << "ros34pw2" << "1e-6" << 1e-7 << 1e-8;
-    QTest::newRow("quasi_static") << "quasi_static" << "1e-9" << 1e-9 << 1e-7;
+    QTest::addColumn<QString>("modes");     // run.quasi_static_modes
+    QTest::newRow("rk43") << "rk43" << "1e-9" << 1e-9 << 1e-7 << "body";
+    QTest::newRow("ros34pw2") << "ros34pw2" << "1e-6" << 1e-7 << 1e-8 << "body";
+    QTest::newRow("quasi_static") << "quasi_static" << "1e-9" << 1e-9 << 1e-7 << "body";
+    QTest::newRow("quasi_static coupled") << "quasi_static" << "1e-9" << 1e-9 << 1e-7 << "coupled";
   }
   void FreeFloatingFlexible_ConservesMomentumAndEnergyBalance() {
     QFETCH(QString, integrator);
     QFETCH(QString, rtol);
     QFETCH(double, tolerance);
     QFETCH(double, energy);
+    QFETCH(QString, modes);
     Files f;
     const std::string atol = rtol == "1e-9" ? "1e-11" : "1e-8";
     const auto sim = simulate(f.write("free.yaml", freeChaser(integrator.toStdString().c_str())),
-                              {{"run.rtol", rtol.toStdString()}, {"run.atol", atol}});
+                              {{"run.rtol", rtol.toStdString()}, {"run.atol", atol},
+                               {"run.quasi_static_modes", modes.toStdString()}});
     QVERIFY(sim->failure().empty());
     double p = 0, L = 0;
     for (const char* c : {"momentum.px", "momentum.py", "momentum.pz"}) p = std::max(p, drift(channel(*sim, c)));
@@ -292,9 +298,10 @@ class TestSimulation : public QObject {
     QVERIFY(a.rate < 0.05);
   }
 
-  // The flexible mission as its file runs it (integrator quasi_static: the modes above
-  // run.quasi_static_above keep their static deflection, the others and the rigid motion by
-  // Dormand–Prince) against the explicit RK4(3) integrating every mode: the same grasp, the hand's
+  // The flexible mission as its file runs it (integrator quasi_static: each body's modes coupled
+  // with the joints and the bus above run.quasi_static_above keep their static deflection, the
+  // others and the rigid motion by Dormand–Prince) against the explicit RK4(3) integrating every
+  // mode: the same grasp, the hand's
   // path within 0.5 mm and its error to the plan within 0.1 mm of the explicit run's, every modal
   // coordinate's low-frequency content (0.2 s moving averages, the condensed modes' static
   // deflection against the explicit run's oscillation about it) within 2 % of its peak but in the
@@ -321,7 +328,37 @@ class TestSimulation : public QObject {
     QVERIFY(a.modes < 0.02);
     QVERIFY(a.energy < 2e-7 * a.scale);  // measured 1.04e-7 of it (5.8e-7 J of 5.6 J) with the aligned capture
     QVERIFY(a.rate < 0.05);
-    QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 1.4);
+    QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 1.8);  // measured 1.98x
+  }
+
+  // The free flight of the flexible chaser (2.5 s, no controller, the arm's joints turning at up to
+  // 0.2 rad/s) with each body's modes coupled with the joints and the bus condensed above 100 rad/s
+  // (five modes: the traction modes and the arm's bending that the joints' armatures stiffen)
+  // against RK4(3) integrating every mode at the same tolerance: the hand's path, the joints and the
+  // joints agree to within the dynamics dropped (the condensed modes' vibration, excited in the
+  // explicit run by the joints' initial rates; measured 0.04 mm and 2.6e-5 rad), in far fewer
+  // evaluations.
+  void FreeFloatingFlexible_QuasiStaticCoupledMatchesExplicit() {
+    Files f;
+    const std::string path = f.write("free.yaml", freeChaser("rk43"));
+    const auto ref = simulate(path, {{"run.rtol", "1e-8"}, {"run.atol", "1e-10"}, {"run.duration", "2.5"}});
+    const auto qs = simulate(path, {{"run.rtol", "1e-8"}, {"run.atol", "1e-10"}, {"run.duration", "2.5"},
+                                    {"run.integrator", "quasi_static"}, {"run.quasi_static_modes", "coupled"}});
+    QVERIFY(ref->failure().empty() && qs->failure().empty());
+    const Agreement a = agreement(*qs, *ref);
+    double joints = 0;
+    for (int j = 1; j <= 6; ++j) {
+      const std::string c = "joint.joint" + std::to_string(j) + ".position";
+      const auto& x = channel(*qs, c.c_str());
+      const auto& y = channel(*ref, c.c_str());
+      for (std::size_t k = 0; k < x.size(); ++k) joints = std::max(joints, std::abs(x[k] - y[k]));
+    }
+    qInfo("free flight, quasi_static coupled above 100 rad/s against rk43: hand path within %.2e m, joints within "
+          "%.2e rad; %ld against %ld evaluations",
+          a.hand, joints, qs->stats().evaluations, ref->stats().evaluations);
+    QVERIFY(a.hand < 1e-4);
+    QVERIFY(joints < 5e-5);
+    QVERIFY(qs->stats().evaluations < ref->stats().evaluations / 4);
   }
 
   // The thesis' loops on the rigid mission (law joint_pd): guidance by the damped generalized
@@ -469,8 +506,8 @@ class TestSimulation : public QObject {
   void DefaultEndEffector_IsTheDeepestBody() {
     const std::string path = kSource + "/scenarios/capture_flexible.yaml";
     const auto a = simulate(path, {{"run.duration", "0.2"}});
-    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: quasi_static, quasi_static_above: 100, rtol: 1.0e-6, "
-                                           "atol: 1.0e-8, control_rate: 100}"}});
+    const auto b = simulate(path, {{"run", "{duration: 0.2, integrator: quasi_static, quasi_static_above: 100, "
+                                           "quasi_static_modes: coupled, rtol: 1.0e-6, atol: 1.0e-8, control_rate: 100}"}});
     QVERIFY(channel(*a, "ee.x") == channel(*b, "ee.x"));
     QVERIFY(channel(*a, "ee.z") == channel(*b, "ee.z"));
   }
