@@ -67,12 +67,12 @@ Eigen::MatrixXd selection(int nf, const std::vector<int>& keep) {
 }
 
 void checkKeep(const Model& m, const std::vector<std::vector<int>>& keep) {
-  if (static_cast<int>(keep.size()) != m.nbodies) throw std::invalid_argument("keepModes: one list per body");
+  if (static_cast<int>(keep.size()) != m.nbodies) throw std::invalid_argument("LockedModes: one list of kept modes per body");
   for (int i = 0; i < m.nbodies; ++i) {
     const std::vector<int>& kept = keep[static_cast<std::size_t>(i)];
     for (std::size_t k = 0; k < kept.size(); ++k) {
       if (kept[k] < 0 || kept[k] >= m.flex[i].nf || (k > 0 && kept[k] <= kept[k - 1])) {
-        throw std::invalid_argument("keepModes: body '" + m.body_name[i] + "': mode indices out of range or not increasing");
+        throw std::invalid_argument("LockedModes: body '" + m.body_name[i] + "': mode indices out of range or not increasing");
       }
     }
   }
@@ -137,11 +137,6 @@ Model restrictModes(const Model& m, const std::vector<Eigen::MatrixXd>& P, const
   r.v_body.clear();
   for (int k : v_of) r.v_body.push_back(m.v_body[static_cast<std::size_t>(k)]);
   return r;
-}
-
-Model keepModes(const Model& m, const std::vector<std::vector<int>>& keep) {
-  const LockedModes::Bases s = selections(m, keep);
-  return restrictModes(m, s.P, s.frequency, s.names);
 }
 
 LockedModes::LockedModes(const Model& m, const std::vector<std::vector<int>>& keep) : LockedModes(m, selections(m, keep)) {}

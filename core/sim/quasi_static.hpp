@@ -30,19 +30,12 @@
 
 namespace grapple::core {
 
-// The model with some modal coordinates removed (locked at zero deflection): keep[i] lists, for
-// body i, the indices (in 0 .. nf_i - 1, increasing) of the modes it keeps. Every modal integral of
-// those modes is kept as it was, so the result is the full model restricted to δ_c = 0, δ̇_c = 0.
-// Coordinates are renumbered; bodies, frames and everything else are unchanged. Throws
-// std::invalid_argument for a model with mimic joints.
-Model keepModes(const Model& model, const std::vector<std::vector<int>>& keep);
-
 // The model restricted to a subspace of each flexible body's modal coordinates, δ_i = P_i η_i
 // (P_i: nf_i x k_i, full column rank; k_i = 0 locks every mode of body i): every modal integral is
 // linear or bilinear in the mode shapes (thesis App. B.2: V_u, W_u, H_ru, the tip shapes Φ_e, Δ_e
 // linear; Z_uu, the stiffness, the damping and the products Φ_j Φ_kᵀ bilinear), so the restricted
 // model is the full one with its modes Φ P_i, its coordinates η_i. frequency[i] (k_i) and
-// names[i] name them. keepModes is the case P_i = columns `keep[i]` of the identity.
+// names[i] name them. Throws std::invalid_argument for a model with mimic joints.
 Model restrictModes(const Model& model, const std::vector<Eigen::MatrixXd>& P,
                     const std::vector<Eigen::VectorXd>& frequency, const std::vector<std::vector<std::string>>& names);
 
@@ -61,7 +54,9 @@ class LockedModes {
     std::vector<Eigen::VectorXd> frequency;
     std::vector<std::vector<std::string>> names;
   };
-  // keep: as keepModes'. Throws std::invalid_argument as keepModes does.
+  // The modes locked at zero deflection: keep[i] lists, for body i, the indices (in 0 .. nf_i - 1,
+  // increasing) of the modes it keeps (P_i: those columns of the identity), so the reduced model is
+  // the full one restricted to δ_c = 0, δ̇_c = 0. Throws std::invalid_argument as restrictModes does.
   LockedModes(const Model& model, const std::vector<std::vector<int>>& keep);
   // Throws std::invalid_argument as restrictModes does, or if a G_i does not fit its P_i.
   LockedModes(const Model& model, Bases bases);

@@ -212,7 +212,7 @@ class TestKnowledge : public QObject {
     QVERIFY2(std::abs(at_grasp - 0.02) < 0.01, std::to_string(at_grasp).c_str());
   }
 
-  // flexible: rigid: the controllers' model is the chaser with every mode locked (keepModes): its
+  // flexible: rigid: the controllers' model is the chaser with every mode locked (LockedModes): its
   // mass matrix at the joints' coordinates is the truth's at the same joints and zero modes,
   // restricted to the joints; q, v lose the modal coordinates; the forces come back padded with
   // zeros; the modes have no index in the controllers' model.
