@@ -183,7 +183,7 @@ Entry readEntry(const yaml::Reader& r, const YAML::Node& n, const std::string& w
     for (std::size_t k = 0; k < values.size(); ++k) e.values.push_back(readValue(r, values[k], what + ".values[" + std::to_string(k) + "]"));
   } else {
     const std::string d = r.choice(r.require(n, "distribution", what),
-                                   {"uniform", "normal", "truncated_normal", "log_uniform", "choice", "unit_vector", "rotation"},
+                                   {"uniform", "normal", "truncated_normal", "log_uniform", "choice", "unit_vector", "rotation", "integer"},
                                    what + ".distribution");
     auto only = [&](std::initializer_list<const char*> used) {
       for (const char* k : {"min", "max", "mean", "sigma", "sigma_deg", "values"}) {
@@ -221,6 +221,18 @@ Entry readEntry(const yaml::Reader& r, const YAML::Node& n, const std::string& w
       r.requireSequence(values, what + ".values");
       if (values.size() == 0) r.fail(values, what + ".values: expected at least one value");
       for (std::size_t k = 0; k < values.size(); ++k) e.values.push_back(readValue(r, values[k], what + ".values[" + std::to_string(k) + "]"));
+    } else if (d == "integer") {
+      // Whole numbers (seeds, counts), exact as doubles up to 2^53.
+      only({"min", "max"});
+      e.distribution = Distribution::kInteger;
+      e.min = numberAt("min");
+      e.max = numberAt("max");
+      for (const auto& [k, x] : {std::pair{"min", e.min}, std::pair{"max", e.max}}) {
+        if (x != std::floor(x) || std::abs(x) > 0x1p53) {
+          r.fail(n[k], what + "." + k + ": expected a whole number of magnitude at most 2^53");
+        }
+      }
+      if (!(e.max >= e.min)) r.fail(n["max"], what + ".max: expected at least min (" + formatNumber(e.min) + ")");
     } else if (d == "unit_vector") {
       only({});
       e.distribution = Distribution::kUnitVector;
@@ -269,6 +281,12 @@ Value drawEntry(const Campaign& c, std::size_t k, long run, long point) {
     case Distribution::kChoice: {
       const auto n = static_cast<std::uint64_t>(e.values.size());
       return e.values[static_cast<std::size_t>(s.uniform() * static_cast<double>(n)) % n];
+    }
+    case Distribution::kInteger: {
+      // min + floor(u (max - min + 1)), u uniform on (0, 1) with 53 random bits: each of the
+      // n = max - min + 1 values equally likely up to n / 2^53.
+      const double n = e.max - e.min + 1;
+      return Value{{std::min(e.max, e.min + std::floor(s.uniform() * n))}, ""};
     }
     case Distribution::kUnitVector: {
       const Vector3 u = s.unitVector();

@@ -24,7 +24,7 @@ struct Value {
   bool isText() const { return !text.empty(); }
 };
 
-enum class Distribution { kGrid, kUniform, kNormal, kTruncatedNormal, kLogUniform, kChoice, kUnitVector, kRotation };
+enum class Distribution { kGrid, kUniform, kNormal, kTruncatedNormal, kLogUniform, kChoice, kUnitVector, kRotation, kInteger };
 enum class Apply { kSet, kAdd, kMultiply };
 
 struct Entry {
@@ -33,7 +33,7 @@ struct Entry {
   int line = 0;      // in the campaign file
   Distribution distribution = Distribution::kGrid;
   std::vector<Value> values;                     // grid values, or the choice's items
-  double min = 0, max = 0, mean = 0, sigma = 0;  // as the distribution needs them
+  double min = 0, max = 0, mean = 0, sigma = 0;  // as the distribution needs them (integer: whole numbers)
   double sigma_deg = 0;   // rotation: 0 = uniform over all rotations, else a normal rotation vector
   Apply apply = Apply::kSet;   // the value replaces, is added to or multiplies the base value
   bool normalize = false;      // a vector value scaled to unit length

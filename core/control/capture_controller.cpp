@@ -46,6 +46,9 @@ CaptureController::CaptureController(const Model& m, const ControllerSpec& spec,
       debris_(debris),
       ee_frame_(ee_frame),
       attitude_(m, chaser, q0),
+      gains_(filteredPdGains(spec.kp, spec.kd, spec.rate_filter)),
+      hand_rate_(spec.rate_filter),
+      joint_rate_(spec.rate_filter),
       feasibility_(FeasibilityOptions::from(spec, chaser, debris, debris_size)),
       clearance_(m, feasibility_, checkedFrame(m, ee_frame)) {
   for (int b = 0; b < m.nbodies; ++b) {
@@ -538,7 +541,12 @@ void CaptureController::holdJoints(ControlContext& ctx, const Eigen::VectorXd& q
     vm_[k] = ctx.v[joints_[k]];
   }
   // Joint error dynamics with the capture's Cartesian gains (kp, kd: ω² and 2ξω).
-  ddqm_ = ad + spec_.kd * (vd - vm_) + spec_.kp * (qd - qm_);
+  if (joint_rate_.active()) {
+    rate_error_ = vd - vm_;
+    ddqm_ = ad + gains_.kd * joint_rate_.filter(ctx.t, rate_error_) + gains_.kp * (qd - qm_);
+  } else {
+    ddqm_ = ad + spec_.kd * (vd - vm_) + spec_.kp * (qd - qm_);
+  }
   applyJointAccelerations(ctx, ddqm_);
 }
 
@@ -558,7 +566,13 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   forwardKinematics(m, d, q_r_, v_r_);
   t.r = framePose(m, d, ee_frame_).p;
   t.rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
-  t.a_des = t.ref.acceleration + spec_.kd * (t.ref.velocity - t.rd) + spec_.kp * (t.ref.position - t.r);
+  if (hand_rate_.active()) {
+    rate_error_ = t.ref.velocity - t.rd;
+    t.a_des = t.ref.acceleration + gains_.kd * Vector3(hand_rate_.filter(ctx.t, rate_error_)) +
+              gains_.kp * (t.ref.position - t.r);
+  } else {
+    t.a_des = t.ref.acceleration + spec_.kd * (t.ref.velocity - t.rd) + spec_.kp * (t.ref.position - t.r);
+  }
   // The pointing task (capture.align) rides on the resolved-acceleration law only.
   t.point = plan_->aligns() && c.law == CaptureLaw::kResolvedAcceleration && !reactionless_;
   J_ = frameJacobian(m, d, ee_frame_).topRows(t.point ? 6 : 3);

@@ -25,6 +25,10 @@
 // With a camera (watch()), the plans are made from the estimate, and while the hand flies the
 // plan's first stage the plan is made anew when its prediction of the grasp point and the
 // estimate part (capture.replan; estimation/parting_test).
+// With rate_filter, the rate errors of the hand's Cartesian law (ṙ_ref - ṙ) and of the joints'
+// holding law go through a low-pass and kp, kd are the compensated gains of control/rate_filter
+// (the measured rates' noise kept out of the torques); the filters are sampled once per control
+// instant.
 #pragma once
 
 #include <cmath>
@@ -144,6 +148,9 @@ class CaptureController final : public Controller {
   std::vector<int> joints_;          // v indices of the driven joints, increasing
   std::vector<int> joints_q_;        // their q indices
   AttitudeHold attitude_;            // bus attitude (chaser.attitude_control)
+  FilteredPdGains gains_;            // the Cartesian (and joint holding) kp, kd applied
+  RateFilter hand_rate_, joint_rate_;  // on ṙ_ref - ṙ, and on the held joints' q̇_d - q̇
+  Eigen::VectorXd rate_error_;       // scratch
   std::vector<int> prescribed_;      // v indices with a prescribed acceleration: base angular
                                      // coordinates (if held), then the joints
   std::vector<int> free_;            // the other v indices

@@ -35,6 +35,14 @@ AttitudeHold::AttitudeHold(const Model& m, const ChaserSpec& chaser, const Eigen
   active_ = m.base_mode == BaseMode::kFloating && chaser.attitude_control && chaser.attitude_control->active();
   if (chaser.attitude_control) settings_ = *chaser.attitude_control;
   if (active_) reference_ = q0.segment<4>(3).normalized();
+  gains_ = filteredPdGains(settings_.kp, settings_.kd, settings_.rate_filter);
+  rate_filter_ = RateFilter(settings_.rate_filter);
+}
+
+Vector3 AttitudeHold::rate(const ControlContext& ctx) {
+  if (!rate_filter_.active()) return ctx.v.segment<3>(3);
+  w_ = ctx.v.segment<3>(3);
+  return rate_filter_.filter(ctx.t, w_);
 }
 
 Vector3 AttitudeHold::error(const ControlContext& ctx) const {
@@ -47,12 +55,12 @@ double AttitudeHold::angle(const ControlContext& ctx) const {
   return 2 * std::atan2(Qe.tail<3>().norm(), std::abs(Qe[0]));
 }
 
-void AttitudeHold::prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const {
-  x.segment<3>(3) = -settings_.kp * error(ctx) - settings_.kd * ctx.v.segment<3>(3);
+void AttitudeHold::prescribe(const ControlContext& ctx, Eigen::VectorXd& x) {
+  x.segment<3>(3) = -gains_.kp * error(ctx) - gains_.kd * rate(ctx);
 }
 
-void AttitudeHold::torque(ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const {
-  const Vector3 n = -H.block<3, 3>(3, 3) * (settings_.kp * error(ctx) + settings_.kd * ctx.v.segment<3>(3));
+void AttitudeHold::torque(ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) {
+  const Vector3 n = -H.block<3, 3>(3, 3) * (gains_.kp * error(ctx) + gains_.kd * rate(ctx));
   for (int k = 0; k < 3; ++k) x[3 + k] = std::clamp(n[k], -settings_.torque_limit, settings_.torque_limit);
   ctx.bus_torque_demand = std::max(ctx.bus_torque_demand, n.cwiseAbs().maxCoeff());
 }
@@ -91,7 +99,7 @@ JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
         axes_.push_back({m.joint[b].idx_q, iv, q0[m.joint[b].idx_q], {}});
         it = axes_.end() - 1;
       }
-      it->segments.push_back({c.start, c.duration, 0, target, c.kp, c.kd, c.profile == PathProfile::kCycloidal});
+      it->segments.push_back({c.start, c.duration, 0, target, c.kp, c.kd, c.profile == PathProfile::kCycloidal, c.rate_filter});
     }
   }
   for (Axis& a : axes_) {
@@ -121,7 +129,7 @@ JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
   x_ = Eigen::VectorXd::Zero(m.nv);
 }
 
-JointServo::Setpoint JointServo::setpoint(int k, double t, double* kp, double* kd) const {
+JointServo::Setpoint JointServo::setpoint(int k, double t, double* kp, double* kd, double* rate_filter) const {
   const auto it = std::find_if(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.v_index == k; });
   if (it == axes_.end()) throw std::invalid_argument("JointServo::setpoint: coordinate not driven");
   const std::vector<Segment>& segs = it->segments;
@@ -131,6 +139,7 @@ JointServo::Setpoint JointServo::setpoint(int k, double t, double* kp, double* k
   const Segment& g = segs[s];
   if (kp) *kp = g.kp;
   if (kd) *kd = g.kd;
+  if (rate_filter) *rate_filter = g.rate_filter;
   const double T = g.duration, d = g.to - g.from;
   const Blend b = g.cycloidal ? cycloidalBlend((t - g.start) / T) : quinticBlend((t - g.start) / T);
   return {g.from + d * b.s, d * b.ds / T, d * b.dds / (T * T)};
@@ -144,11 +153,17 @@ bool JointServo::reference(int k, double t, double& position) const {
 
 void JointServo::update(ControlContext& ctx) {
   x_ = ctx.tau;  // forces on the free coordinates
-  for (const Axis& a : axes_) {
-    double kp = 0, kd = 0;
-    const Setpoint sp = setpoint(a.v_index, ctx.t, &kp, &kd);
-    x_[a.v_index] = sp.acceleration + kd * (sp.velocity - ctx.v[a.v_index]) +
-                    kp * (sp.position - ctx.q[a.q_index]);
+  for (Axis& a : axes_) {
+    double kp = 0, kd = 0, tau = 0;
+    const Setpoint sp = setpoint(a.v_index, ctx.t, &kp, &kd, &tau);
+    const FilteredPdGains g = filteredPdGains(kp, kd, tau);
+    double rate_error = sp.velocity - ctx.v[a.v_index];
+    if (tau > 0) {
+      if (a.filter.tau() != tau) a.filter = RateFilter(tau);
+      a.rate_error.setConstant(1, rate_error);
+      rate_error = a.filter.filter(ctx.t, a.rate_error)[0];
+    }
+    x_[a.v_index] = sp.acceleration + g.kd * rate_error + g.kp * (sp.position - ctx.q[a.q_index]);
   }
   if (hold_.prescribes()) {
     hold_.prescribe(ctx, x_);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/control/rate_filter.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/sim/scenario.hpp"
 #include "core/world/debris.hpp"
@@ -79,9 +80,9 @@ class AttitudeHold {
   // The bus' rotation from its held attitude [rad].
   double angle(const ControlContext& ctx) const;
   // x[3..5] = α for the state in ctx.
-  void prescribe(const ControlContext& ctx, Eigen::VectorXd& x) const;
+  void prescribe(const ControlContext& ctx, Eigen::VectorXd& x);
   // x[3..5] = the limited PD torque -H_ωω (kp e + kd ω), H the mass matrix at ctx.q.
-  void torque(ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x) const;
+  void torque(ControlContext& ctx, const Eigen::MatrixXd& H, Eigen::VectorXd& x);
   // Writes the limited bus torques (from tau, indexed by v) into ctx.tau; true if any was limited.
   bool limit(const Eigen::VectorXd& tau, ControlContext& ctx) const;
   // After a limit: the joints' torques solved again with the bus free under the torques it gets,
@@ -90,8 +91,12 @@ class AttitudeHold {
 
  private:
   Vector3 error(const ControlContext& ctx) const;  // rotation vector from the held attitude
+  Vector3 rate(const ControlContext& ctx);         // the bus' rate, filtered with rate_filter
   bool active_ = false;
   ChaserSpec::AttitudeControl settings_;
+  FilteredPdGains gains_;             // kp, kd applied
+  RateFilter rate_filter_;
+  Eigen::VectorXd w_;                 // (3) scratch
   Vector4 reference_ = Vector4(1, 0, 0, 0);
 };
 
@@ -117,7 +122,9 @@ class TorqueWindowsController final : public Controller {
 // modes and the other joints move freely under the forces already in ctx.tau. kp [1/s²] and
 // kd [1/s] are therefore the squared natural frequency and twice ξω of the error dynamics
 // (the thesis' "centralized" gains, Ch. 8). All joint_trajectory controllers of
-// a scenario make one servo, which runs after the other controllers.
+// a scenario make one servo, which runs after the other controllers. With rate_filter, the rate
+// error q̇_d - q̇ goes through a low-pass and kp, kd are the compensated gains of
+// control/rate_filter (the encoders' rate noise kept out of the torques).
 class JointServo final : public Controller {
  public:
   // q0: the initial configuration (start positions). Throws std::invalid_argument if two segments
@@ -131,17 +138,21 @@ class JointServo final : public Controller {
     double position, velocity, acceleration;
   };
   // The path of the joint at velocity index k (which must be driven) at time t.
-  Setpoint setpoint(int k, double t, double* kp = nullptr, double* kd = nullptr) const;
+  // kp, kd: the segment's designed gains, rate_filter its time constant [s].
+  Setpoint setpoint(int k, double t, double* kp = nullptr, double* kd = nullptr, double* rate_filter = nullptr) const;
 
  private:
   struct Segment {
     double start, duration, from, to, kp, kd;
     bool cycloidal;
+    double rate_filter;    // [s]
   };
   struct Axis {
     int q_index, v_index;
     double initial;
     std::vector<Segment> segments;  // by start time, not overlapping
+    RateFilter filter;              // with the current segment's time constant
+    Eigen::VectorXd rate_error;     // (1) scratch
   };
   std::vector<Axis> axes_;
   std::vector<int> joints_;         // v indices of the driven joints, increasing

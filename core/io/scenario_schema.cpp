@@ -181,6 +181,8 @@ void visitChaser(ScenarioFields& f, Scenario& s) {
                     f.number("kd", a.kd, "1/s", kNonNegative, "... kd");
                     f.number("torque_limit", a.torque_limit, "N m", kPositive, "per axis (thesis Table 8.1)");
                     f.boolean("feedforward", a.feedforward, "the arm's reaction fed forward; false: the thesis' AOCS");
+                    f.number("rate_filter", a.rate_filter, "s", kNonNegative,
+                             "low-pass on the rate term, gains compensated for its lag (0: none)");
                   }, true);
   optionalSection(f, "thrusters", c.thrusters, "the bus' force and torque from thrusters: fuel (thesis eq. 9.1)",
                   [&](ChaserSpec::Thrusters& t) {
@@ -271,6 +273,7 @@ void visitJointTrajectory(ScenarioFields& f, ControllerSpec& c) {
   }, true, Presence::kRequired);
   f.number("kp", c.kp, "1/s²", kNonNegative, "error dynamics ë + kd ė + kp e = 0: kp");
   f.number("kd", c.kd, "1/s", kNonNegative, "... kd");
+  f.number("rate_filter", c.rate_filter, "s", kNonNegative, "low-pass on the rate term, gains compensated for its lag (0: none)");
 }
 
 // The capture's section `window` (planning/feasibility).
@@ -320,6 +323,8 @@ void visitCapture(ScenarioFields& f, ControllerSpec& c, const Scenario& s) {
   f.number("horizon", cap.horizon, "s", between(0, 3600, true), "largest capture time searched");
   f.number("kp", c.kp, "1/s²", kNonNegative, "the hand's Cartesian error dynamics: kp");
   f.number("kd", c.kd, "1/s", kNonNegative, "... kd");
+  f.number("rate_filter", c.rate_filter, "s", kNonNegative,
+           "low-pass on the hand's (and the held joints') rate error, gains compensated for its lag (0: none)");
   f.number("posture_kp", cap.posture_kp, "1/s²", kNonNegative, "redundant joints pulled to their start pose: kp");
   f.number("posture_kd", cap.posture_kd, "1/s", kNonNegative, "... kd");
   f.number("damping", cap.damping, "", kNonNegative, "damped pseudo-inverse: λ_max");

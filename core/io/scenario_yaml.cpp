@@ -362,6 +362,9 @@ class ModelCheck {
                                                   "controlled this way (the robot's base is " +
                                                   std::string(baseModeName(m_.base_mode)) + ")");
     }
+    if (const auto& a = s_.chaser.attitude_control) {
+      rateFilter(a->rate_filter, a->kd, doc_["chaser"]["attitude_control"], "chaser.attitude_control");
+    }
     if (const auto& cam = s_.sensors.camera) {
       const YAML::Node at = doc_["sensors"]["camera"];
       if (!s_.debris.enabled) r_.fail(at, "sensors.camera: the camera sees the debris (the scenario has none)");
@@ -500,6 +503,20 @@ class ModelCheck {
     }
     if (c.type == ControllerType::kAerial) aerial(c, where, w);
     if (c.type == ControllerType::kCapture) capture(k, c, where, w);
+    rateFilter(c.rate_filter, c.kd, where, w);
+  }
+
+  // A rate filter (control/rate_filter) is sampled at the control instants, and its lag can be
+  // compensated only while kd τ < 1.
+  void rateFilter(double tau, double kd, const YAML::Node& where, const std::string& w) const {
+    if (!(tau > 0)) return;
+    if (!(s_.run.control_rate > 0)) {
+      r_.fail(where["rate_filter"], w + ".rate_filter: the filter is sampled at the control rate; set run.control_rate (> 0)");
+    }
+    if (!(kd * tau < 1)) {
+      r_.fail(where["rate_filter"], w + ".rate_filter: expected kd rate_filter < 1 (the lag is compensated only then; "
+                                        "kd " + std::to_string(kd) + " 1/s, rate_filter " + std::to_string(tau) + " s)");
+    }
   }
 
   void aerial(const ControllerSpec& c, const YAML::Node& where, const std::string& w) const {

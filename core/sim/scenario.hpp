@@ -103,6 +103,9 @@ struct ChaserSpec {
     // false: the thesis' AOCS, a plain PD torque -H_ωω (kp e + kd ω) (H_ωω: the locked inertia
     // about the bus) that only reacts to the arm's reaction once the bus has turned.
     bool feedforward = true;
+    // [s] τ of a first-order low-pass on the rate term kd ω, the gains compensated for its lag
+    // (control/rate_filter); 0: none. Needs run.control_rate > 0 and kd τ < 1.
+    double rate_filter = 0;
     bool active() const { return kp > 0 || kd > 0; }
   };
   std::optional<AttitudeControl> attitude_control;
@@ -134,6 +137,9 @@ struct ControllerSpec {
   double start = 0, duration = 10;                 // [s]
   std::map<std::string, double> target;            // joint -> final position [rad or m]
   double kp = 0, kd = 0;                           // error dynamics ë + kd ė + kp e = 0 [1/s², 1/s]
+  // kJointTrajectory and kCapture: τ of a first-order low-pass on the rate term kd ė, the gains
+  // compensated for its lag (control/rate_filter); 0: none. Needs run.control_rate > 0, kd τ < 1.
+  double rate_filter = 0;                          // [s]
   // kTorqueWindows
   struct Window {
     std::string joint;

@@ -95,6 +95,7 @@ dispersions:
   - {name: v, distribution: unit_vector}
   - {name: r, distribution: rotation, key: chaser.initial.base.attitude}
   - {name: s, distribution: rotation, sigma_deg: 3, key: debris.initial.attitude}
+  - {name: i, distribution: integer, min: -3, max: 2}
 )"));
     QCOMPARE(dist_.runs, 20000L);
     for (long i = 0; i < kDraws; ++i) {
@@ -110,6 +111,7 @@ dispersions:
       samples_["r_norm"].push_back(std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]));
       const Vector3 phi = quatLog(Vector4(v.drawn[7].numbers[0], v.drawn[7].numbers[1], v.drawn[7].numbers[2], v.drawn[7].numbers[3]));
       for (int k = 0; k < 3; ++k) samples_["s" + std::to_string(k)].push_back(phi[k] * 180 / M_PI);
+      samples_["i"].push_back(v.drawn[8].numbers[0]);
     }
   }
 
@@ -167,6 +169,45 @@ dispersions:
     double chi2 = 0;
     for (int k : n) chi2 += std::pow(k - kDraws / 3.0, 2) / (kDraws / 3.0);
     QVERIFY2(chi2 < 13.8, qPrintable(QString::number(chi2)));  // chi-square, 2 dof, p = 0.001
+  }
+
+  // Whole numbers in [min, max], each equally likely.
+  void Integer_Frequencies() {
+    std::array<int, 6> n{};
+    for (double x : samples_["i"]) {
+      QVERIFY(x == std::floor(x) && x >= -3 && x <= 2);
+      ++n[static_cast<std::size_t>(x + 3)];
+    }
+    double chi2 = 0;
+    for (int k : n) chi2 += std::pow(k - kDraws / 6.0, 2) / (kDraws / 6.0);
+    QVERIFY2(chi2 < 20.5, qPrintable(QString::number(chi2)));  // chi-square, 5 dof, p = 0.001
+  }
+
+  // The sensors' and actuators' seeds of the realistic capture drawn per run: written as whole
+  // numbers, loaded, and what the built simulation holds; two runs, two sets of seeds.
+  void Integer_SeedsReachTheSimulation() {
+    const Campaign c = loadCampaign(files_.write("seeds.yaml", "format: 1\nscenario: " + kSource +
+                                                                   "/scenarios/capture_rigid_realistic.yaml\n" + R"(seed: 5
+runs: 2
+dispersions:
+  - {key: sensors.camera.seed, distribution: integer, min: 1, max: 2147483647}
+  - {key: sensors.gyro.seed, distribution: integer, min: 1, max: 2147483647}
+  - {key: actuators.seed, distribution: integer, min: 1, max: 2147483647}
+)"));
+    std::vector<double> first;
+    for (long i = 0; i < c.runs; ++i) {
+      const RunValues v = drawRun(c, i);
+      LoadedScenario loaded = loadScenarioDocument(c.scenario_path, scenarioDocument(c, v));
+      QCOMPARE(loaded.scenario.sensors.gyro->seed, static_cast<std::uint64_t>(v.drawn[1].numbers[0]));
+      QCOMPARE(loaded.scenario.actuators.seed, static_cast<std::uint64_t>(v.drawn[2].numbers[0]));
+      const Simulation sim(std::move(loaded.scenario), std::move(loaded.model));
+      for (const auto& [key, assigned] : v.assigned) QCOMPARE(effectiveValue(sim, key).numbers, assigned.numbers);
+      for (const Value& x : v.drawn) {
+        if (i == 0) first.push_back(x.numbers[0]);
+        QVERIFY(x.numbers[0] == std::floor(x.numbers[0]) && x.numbers[0] >= 1);
+      }
+    }
+    QVERIFY(valueCells(drawRun(c, 1)) != valueCells(drawRun(c, 0)));
   }
 
   // Uniform on the sphere: each component is uniform on [-1, 1] (Archimedes), unit length.
@@ -312,6 +353,8 @@ dispersions:
         {"seed: 1\nruns: 3\ndispersions:\n  - {key: debris.mass, distribution: uniform, min: 1, max: 2}\n  - {key: debris.mass, distribution: uniform, min: 1, max: 2}\n", ":7:", "used twice"},
         {"seed: 1\nruns: 3\ndispersions:\n  - {key: debris.mass, distribution: uniform, min: -2, max: -1}\n", "", "run 0's scenario is refused"},
         {"runs: 3\n", "", "missing key 'seed'"},
+        {"seed: 1\nruns: 3\ndispersions:\n  - {key: debris.mass, distribution: integer, min: 1.5, max: 9}\n", ":6:", "min: expected a whole number"},
+        {"seed: 1\nruns: 3\ndispersions:\n  - {key: debris.mass, distribution: integer, min: 9, max: 1}\n", ":6:", "expected at least min"},
         {"seed: 1\nruns: 3\ndispersions:\n  - {key: run.nothing, distribution: uniform, min: 1, max: 2, apply: add}\n", ":6:", "nothing to add"},
         // Every listed value must suit what the entry does with it, not only run 0's.
         {"seed: 1\nruns: 2\ngrid:\n  - {key: debris.mass, values: [2, abc], apply: multiply}\n", ":6:", "values[1]: 'abc' is not a number"},

@@ -233,6 +233,11 @@ class TestScenario : public QObject {
         "set run.control_rate");
     row("joint_rolloff zero", mutated(servo, "  - {type: capture, law: joint_pd, joint_rolloff: [0]}\n"), 16,
         "joint_rolloff");
+    row("rate_filter continuous", mutated(servo, "  - {type: capture, rate_filter: 0.1}\n"), 16, "set run.control_rate");
+    row("rate_filter negative", mutated(servo, "  - {type: capture, rate_filter: -0.1}\n"), 16, "rate_filter");
+    row("bus rate_filter continuous",
+        mutated("  initial:\n    joints:", "  attitude_control: {rate_filter: 0.5}\n  initial:\n    joints:"), 5,
+        "chaser.attitude_control.rate_filter: the filter is sampled at the control rate");
     row("feedforward", mutated("  initial:\n    joints:", "  attitude_control: {feedforward: maybe}\n  initial:\n    joints:"),
         5, "attitude_control.feedforward");
     row("capture twice", mutated(servo, "  - {type: capture}\n  - {type: capture}\n"), 17, "one capture controller at most");
