@@ -304,7 +304,7 @@ void CaptureController::replan(ControlContext& ctx, const PartingResult& parting
   // velocity, acceleration, and the pointing axis), to the target as the estimate now predicts
   // it, meeting it when the old plan did (its final time fixed to the time left).
   const double tp = ctx.t - plan_start_;
-  const PointKinematics ref = plan_->at(tp);
+  const PointKinematics ref = reference(ctx, tp);
   HandState hand;
   hand.position = ref.position;
   hand.velocity = ref.velocity;
@@ -506,17 +506,19 @@ void CaptureController::applyJointAccelerations(ControlContext& ctx, const Eigen
 }
 
 const PointKinematics& CaptureController::reference(const ControlContext& ctx, double t_plan) {
-  // With a camera, the plan's end is corrected onto the grasp point as the filter estimates it
-  // now: the plan predicted it from the estimate when it was made, and that prediction drifts
-  // with the estimate's error then (its rate error, over the plan's tens of seconds: a centimetre
-  // and more by the ride), while the gripper closes on the estimate now. In the last
-  // replan.min_time before the grasp point is reached (where replans stop) the correction
-  // Δ = (estimate now − prediction) is blended in, r = r_plan + w Δ with w a quintic from 0 to 1,
-  // and the ride rides the estimate. (Without a camera the two are the same motion: no blend.)
+  // With a camera, the plan is corrected onto the grasp point as the filter estimates it now: the
+  // plan predicted it from the estimate when it was made, and that prediction drifts with the
+  // estimate's error then (its rate error, over the plan's tens of seconds: a centimetre and more
+  // by the meeting), while the gripper closes on the estimate now. The correction Δ = (estimate
+  // now − prediction) is blended in over the whole plan, r = r_plan + w Δ with w a quintic from 0
+  // at the plan's start to 1 when it reaches the grasp point, and the ride rides the estimate.
+  // Spread so, its acceleration 5.8 |Δ| / T² stays far below what would load the bus (a few cm
+  // over a 20 s plan: below 1 mm/s²; a blend over the last 2 s asked it 40 times that). A replan
+  // starts from this reference, with Δ zero again. (Without a camera: no correction.)
   ride_ = plan_->at(t_plan);
-  const double T = spec_.capture.replan.min_time, u = T > 0 ? (t_plan - (plan_->captureTime() - T)) / T : 1.0;
-  corrected_ = sensing_ && ctx.debris && u > 0;
+  corrected_ = sensing_ && ctx.debris;
   if (!corrected_) return ride_;
+  const double T = plan_->captureTime(), u = T > 0 ? t_plan / T : 1.0;
   const PointKinematics est = targetKinematics(debris_, *ctx.debris);
   const PointKinematics pred = targetKinematics(debris_, plan_->debris(t_plan));
   const Blend w = quinticBlend(u);

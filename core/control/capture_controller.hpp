@@ -139,7 +139,7 @@ class CaptureController final : public Controller {
   void event(double t, std::string kind, std::string detail);
   bool jointsSaturated(const ControlContext& ctx) const;
   // The hand's reference at t_plan after the plan's start: the plan's, with a camera corrected
-  // onto the grasp point estimated now at its end (kept in ride_ for handReference).
+  // onto the grasp point estimated now (kept in ride_ for handReference).
   const PointKinematics& reference(const ControlContext& ctx, double t_plan);
 
   ControllerSpec spec_;

@@ -96,7 +96,7 @@ JointServo::JointServo(const Model& m, const std::vector<ControllerSpec>& specs,
       const int iv = m.joint[b].idx_v;
       auto it = std::find_if(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.v_index == iv; });
       if (it == axes_.end()) {
-        axes_.push_back({m.joint[b].idx_q, iv, q0[m.joint[b].idx_q], {}});
+        axes_.push_back({m.joint[b].idx_q, iv, q0[m.joint[b].idx_q], {}, {}, {}});
         it = axes_.end() - 1;
       }
       it->segments.push_back({c.start, c.duration, 0, target, c.kp, c.kd, c.profile == PathProfile::kCycloidal, c.rate_filter});
