@@ -2,10 +2,11 @@
 // the EGL renderer draws the capture scene (not blank, the debris' gold, deterministic); the PNG
 // writer's file decodes (a decoder here, zlib's own inflate) back to the frame; the time label is
 // drawn; the frames piped to the encoder are BT.601 YUV 4:2:0 (the equations, and ffmpeg reading
-// them back); the MP4 has the frame count, size and codec ffprobe reads, and its frames show what the renderer drew at those instants; cancel
-// leaves no file; bad options, a missing folder or a missing ffmpeg are refused with the reason;
-// an encoder killed in the middle of a video, a full file system and a read-only folder leave the
-// previous file as it was and no partial file, and say why; `grapple-cli video` works headless.
+// them back); the MP4 has the frame count, size and codec ffprobe reads, and its frames show what
+// the renderer drew at those instants; cancel leaves no file; bad options, a missing folder or a
+// missing ffmpeg are refused with the reason; an encoder killed in the middle of a video, a full
+// file system and a read-only folder leave the previous file as it was and no partial file, and
+// say why; `grapple-cli video` works headless.
 #include <QtTest>
 
 #include <QProcess>
