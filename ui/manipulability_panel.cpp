@@ -301,7 +301,7 @@ void ManipulabilityPanel::startMap() {
 void ManipulabilityPanel::poll() {
   if (!pending_.valid()) {
     if (dirty_ && onScreen(this) && std::chrono::steady_clock::now() - last_start_ >= std::chrono::seconds(1)) startMap();
-    if (!pending_.valid() && (!dirty_ || !onScreen(this))) poll_->stop();  // showEvent resumes
+    if (!pending_.valid() && (!dirty_ || !onScreen(this))) poll_->stop();  // resume() starts it again
     return;
   }
   if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
