@@ -133,7 +133,7 @@ int OffscreenRenderer::samples() const { return impl_->samples; }
 
 void OffscreenRenderer::setScene(osg::Node* root) { impl_->viewer->setSceneData(root); }
 
-const std::vector<unsigned char>& OffscreenRenderer::render(const CameraPose& pose) {
+const std::vector<unsigned char>& OffscreenRenderer::renderRgba(const CameraPose& pose) {
   Impl& m = *impl_;
   m.makeCurrent();
   m.viewer->getCamera()->setViewMatrixAsLookAt(osg::Vec3d(pose.eye.x(), pose.eye.y(), pose.eye.z()),
@@ -142,8 +142,16 @@ const std::vector<unsigned char>& OffscreenRenderer::render(const CameraPose& po
   m.viewer->frame();
   glFinish();
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  // RGBA bytes: the driver's preferred read format (GL_IMPLEMENTATION_COLOR_READ_FORMAT on
+  // llvmpipe; BGRA takes twice as long).
   glReadPixels(0, 0, m.width, m.height, GL_RGBA, GL_UNSIGNED_BYTE, m.rgba.data());
   m.release();
+  return m.rgba;
+}
+
+const std::vector<unsigned char>& OffscreenRenderer::render(const CameraPose& pose) {
+  Impl& m = *impl_;
+  renderRgba(pose);
   // OpenGL's rows run bottom-up; drop alpha.
   for (int y = 0; y < m.height; ++y) {
     const unsigned char* src = m.rgba.data() + std::size_t(m.height - 1 - y) * m.width * 4;

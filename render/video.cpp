@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <osg/BlendFunc>
 #include <osg/Camera>
@@ -65,9 +67,9 @@ class FfmpegPipe {
     std::snprintf(rate, sizeof rate, "%.10g", o.fps);
     std::snprintf(crf, sizeof crf, "%d", o.crf);
     std::vector<std::string> args = {o.ffmpeg, "-y", "-hide_banner", "-loglevel", "error", "-f", "rawvideo",
-                                     "-pix_fmt", "rgb24", "-s", size, "-framerate", rate, "-i", "-", "-an",
+                                     "-pix_fmt", "yuv420p", "-s", size, "-framerate", rate, "-i", "-", "-an",
                                      "-c:v", "libx264", "-preset", "veryfast", "-crf", crf, "-pix_fmt", "yuv420p",
-                                     "-movflags", "+faststart", "-f", "mp4", out};
+                                     "-colorspace", "smpte170m", "-color_range", "tv", "-movflags", "+faststart", "-f", "mp4", out};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -88,6 +90,9 @@ class FfmpegPipe {
                                (err == ENOENT ? " (install the Debian package ffmpeg)" : ""));
     }
     fd_ = fds[1];
+    // A pipe of 1 MiB (Linux's default limit for a user; 64 KiB otherwise): most of a frame
+    // waits there while ffmpeg encodes the one before.
+    ::fcntl(fd_, F_SETPIPE_SZ, 1 << 20);
   }
   ~FfmpegPipe() {
     if (pid_ > 0) {  // not finished: stop it
@@ -136,6 +141,67 @@ class FfmpegPipe {
   int fd_ = -1;
 };
 
+// Feeds ffmpeg from a thread of its own, one frame at a time, so that the next frame is drawn
+// while ffmpeg takes this one (the pipe holds only part of a frame). The drawing side hands over
+// a filled buffer and gets back the one written before (three buffers circulate).
+class FrameWriter {
+ public:
+  explicit FrameWriter(FfmpegPipe& pipe) : pipe_(pipe), thread_([this] { run(); }) {}
+  ~FrameWriter() { close(); }
+  FrameWriter(const FrameWriter&) = delete;
+  FrameWriter& operator=(const FrameWriter&) = delete;
+
+  // Queues `frame` (swapped with a free buffer); waits while the previous frame is still queued.
+  // False once a write has failed (ffmpeg stopped reading: FfmpegPipe::finish says why).
+  bool push(std::vector<unsigned char>& frame) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !queued_ || failed_; });
+    if (failed_) return false;
+    queued_frame_.swap(frame);
+    queued_ = true;
+    changed_.notify_all();
+    return true;
+  }
+  // Writes what is queued and stops the thread; false if a write failed.
+  bool close() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closing_ = true;
+      changed_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+    return !failed_;
+  }
+
+ private:
+  void run() {
+    std::vector<unsigned char> writing;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return queued_ || closing_; });
+      if (!queued_) return;
+      writing.swap(queued_frame_);
+      queued_ = false;
+      changed_.notify_all();
+      lock.unlock();
+      const bool ok = pipe_.write(writing.data(), writing.size());
+      lock.lock();
+      if (!ok) {
+        failed_ = true;
+        changed_.notify_all();
+        return;
+      }
+    }
+  }
+
+  FfmpegPipe& pipe_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<unsigned char> queued_frame_;
+  bool queued_ = false, closing_ = false, failed_ = false;
+  std::thread thread_;  // last: started once the rest is ready
+};
+
 // The drawing side shared by the video and the screenshot: a scene of its own, posed from the
 // recording, and the off-screen renderer.
 struct FrameMaker {
@@ -151,7 +217,13 @@ struct FrameMaker {
       renderer.setScene(scene.root());
     }
   }
-  const std::vector<unsigned char>& draw(int row) {
+  // The instant `row` drawn, as RGB rows top first.
+  const std::vector<unsigned char>& draw(int row) { return renderer.render(poseAt(row)); }
+  // The same as RGBA rows bottom first (OffscreenRenderer::renderRgba).
+  const std::vector<unsigned char>& drawRgba(int row) { return renderer.renderRgba(poseAt(row)); }
+
+  // Poses the scene at `row`; returns the camera.
+  CameraPose poseAt(int row) {
     scene.update(recording.snapshot(row));
     recording.pathsAt(row, actual, planned);
     scene.setPaths(actual, planned);
@@ -172,7 +244,7 @@ struct FrameMaker {
       pose.center += d;
     }
     label.setTime(recording.time(row));
-    return renderer.render(pose);
+    return pose;
   }
 
   const Recording& recording;
@@ -230,16 +302,20 @@ VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario
   VideoResult result;
   {
     FfmpegPipe ffmpeg(options, tmp);
+    FrameWriter writer(ffmpeg);
+    std::vector<unsigned char> yuv;
     for (int k = 0; k < n; ++k) {
       const double t = options.start + k * options.speed / options.fps;
-      const std::vector<unsigned char>& frame = maker.draw(recording.rowAt(t));
-      if (!ffmpeg.write(frame.data(), frame.size())) break;  // finish() reports ffmpeg's error
+      yuv.resize(std::size_t(options.width) * options.height * 3 / 2);  // (the writer's first buffers are empty)
+      rgbaToYuv420(maker.drawRgba(recording.rowAt(t)).data(), options.width, options.height, yuv.data());
+      if (!writer.push(yuv)) break;  // finish() reports ffmpeg's error
       result.frames = k + 1;
       if (progress && !progress(k + 1, n)) {
         result.cancelled = true;
         break;
       }
     }
+    writer.close();
     if (result.cancelled) {
       std::remove(tmp.c_str());  // ~FfmpegPipe stops ffmpeg
     } else {
@@ -338,6 +414,44 @@ void TimeLabel::setTime(double t) {
   (*v)[3].set(x0, y1, 0);
   v->dirty();
   box_->dirtyBound();
+}
+
+void rgbaToYuv420(const unsigned char* rgba, int width, int height, unsigned char* yuv) {
+  // BT.601's coefficients scaled to the limited range (219/255 for Y, 224/255 for Cb and Cr) in
+  // 16-bit fixed point, rounded so that each chroma row sums to zero (grey has no colour):
+  // Y  = 16  + ( 16829 R + 33039 G +  6416 B) / 2^16
+  // Cb = 128 + ( -9714 R - 19070 G + 28784 B) / 2^16
+  // Cr = 128 + ( 28784 R - 24103 G -  4681 B) / 2^16
+  constexpr int kYr = 16829, kYg = 33039, kYb = 6416;
+  constexpr int kUr = -9714, kUg = -19070, kUb = 28784;
+  constexpr int kVr = 28784, kVg = -24103, kVb = -4681;
+  const std::size_t w = static_cast<std::size_t>(width), h = static_cast<std::size_t>(height);
+  unsigned char* y_plane = yuv;
+  unsigned char* u_plane = yuv + w * h;
+  unsigned char* v_plane = u_plane + (w / 2) * (h / 2);
+  // Simple loops over a row the compiler vectorizes: the luma of a row, the chroma of two.
+  auto lumaRow = [&](const unsigned char* p, unsigned char* out) {
+    for (std::size_t x = 0; x < w; ++x, p += 4) {
+      out[x] = static_cast<unsigned char>((kYr * p[0] + kYg * p[1] + kYb * p[2] + (16 << 16) + (1 << 15)) >> 16);
+    }
+  };
+  for (std::size_t y = 0; y < h; y += 2) {
+    // Output rows y and y + 1 (top first) are the input's rows h - 1 - y and h - 2 - y.
+    const unsigned char* top = rgba + (h - 1 - y) * w * 4;
+    const unsigned char* bottom = top - w * 4;
+    lumaRow(top, y_plane + y * w);
+    lumaRow(bottom, y_plane + (y + 1) * w);
+    unsigned char* u = u_plane + (y / 2) * (w / 2);
+    unsigned char* v = v_plane + (y / 2) * (w / 2);
+    for (std::size_t x = 0; x < w / 2; ++x) {
+      const unsigned char* a = top + 8 * x;
+      const unsigned char* b = bottom + 8 * x;
+      // The sums of four pixels: divided by 2^18.
+      const int r = a[0] + a[4] + b[0] + b[4], g = a[1] + a[5] + b[1] + b[5], bl = a[2] + a[6] + b[2] + b[6];
+      u[x] = static_cast<unsigned char>((kUr * r + kUg * g + kUb * bl + (128 << 18) + (1 << 17)) >> 18);
+      v[x] = static_cast<unsigned char>((kVr * r + kVg * g + kVb * bl + (128 << 18) + (1 << 17)) >> 18);
+    }
+  }
 }
 
 void writePng(const std::string& path, const unsigned char* rgb, int width, int height) {

@@ -1,6 +1,7 @@
-// Video export: a recorded run drawn off-screen frame by frame (render/offscreen) and encoded to
-// MP4 (H.264, yuv420p) by piping raw RGB frames into ffmpeg (a separate process: no codec linked
-// in). The file is written under a temporary name and renamed when ffmpeg has
+// Video export: a recorded run drawn off-screen frame by frame (render/offscreen), converted to
+// YUV 4:2:0 here and encoded to MP4 (H.264, yuv420p) by piping the raw frames into ffmpeg (a
+// separate process: no codec linked in). A writer thread feeds ffmpeg while the next frame is
+// drawn. The file is written under a temporary name and renamed when ffmpeg has
 // finished, so a cancelled or failed export never leaves half a video. Used by
 // `grapple-cli video` and by the application's File > Export video (on a worker thread).
 #pragma once
@@ -90,6 +91,14 @@ class TimeLabel {
   osg::ref_ptr<osg::Geometry> box_;
   double size_ = 0, margin_ = 0;
 };
+
+// A frame read back from OpenGL (RGBA, bottom row first: OffscreenRenderer::renderRgba) as the
+// encoder takes it: planar YUV 4:2:0 (Y rows top first, then the Cb and the Cr planes at half
+// width and height), by ITU-R BT.601's encoding equations (Y = 0.299 R + 0.587 G + 0.114 B,
+// Cb and Cr the scaled B - Y and R - Y, quantized to 219 and 224 levels: Y 16-235, Cb and Cr
+// 16-240) — what ffmpeg's own conversion from RGB produces by default. Each chroma sample is that of the mean colour of its 2×2 pixels. Width and height even;
+// `yuv` holds width·height·3/2 bytes.
+void rgbaToYuv420(const unsigned char* rgba, int width, int height, unsigned char* yuv);
 
 // Writes an RGB image (top row first) as PNG (libpng), atomically; throws on failure.
 void writePng(const std::string& path, const unsigned char* rgb, int width, int height);

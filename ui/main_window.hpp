@@ -219,6 +219,7 @@ class MainWindow : public QMainWindow {
   QAction* run_action_ = nullptr;
   long last_tick_ms_ = 0;
   QElapsedTimer plot_clock_;
+  QElapsedTimer status_clock_;  // the status text's last change while running
 };
 
 }  // namespace grapple::ui

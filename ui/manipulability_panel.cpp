@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include "core/sim/channels.hpp"
+#include "ui/on_screen.hpp"
 
 namespace grapple::ui {
 
@@ -83,7 +84,7 @@ ManipulabilityPanel::ManipulabilityPanel(QWidget* parent) : QWidget(parent) {
   auto restart = [this] {
     shown_ = false;
     dirty_ = true;
-    if (!pending_.valid() && isVisible()) startMap();
+    if (!pending_.valid() && onScreen(this)) startMap();
   };
   connect(joint_a_, &QComboBox::currentIndexChanged, this, restart);
   connect(joint_b_, &QComboBox::currentIndexChanged, this, restart);
@@ -251,11 +252,11 @@ void ManipulabilityPanel::setConfiguration(const Eigen::VectorXd& q) {
   }
   // Maps are computed only for a panel on screen (both cores for a moment), at most once a second
   // while the arm moves (the poll timer starts the next one); a hidden panel waits.
-  if (dirty_ && !pending_.valid() && isVisible()) {
+  if (dirty_ && !pending_.valid() && onScreen(this)) {
     if (std::chrono::steady_clock::now() - last_start_ >= std::chrono::seconds(1)) startMap();
     else poll_->start();
   }
-  if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
+  if (onScreen(this)) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ManipulabilityPanel::startMap() {
@@ -299,8 +300,8 @@ void ManipulabilityPanel::startMap() {
 
 void ManipulabilityPanel::poll() {
   if (!pending_.valid()) {
-    if (dirty_ && isVisible() && std::chrono::steady_clock::now() - last_start_ >= std::chrono::seconds(1)) startMap();
-    if (!pending_.valid() && (!dirty_ || !isVisible())) poll_->stop();  // showEvent resumes
+    if (dirty_ && onScreen(this) && std::chrono::steady_clock::now() - last_start_ >= std::chrono::seconds(1)) startMap();
+    if (!pending_.valid() && (!dirty_ || !onScreen(this))) poll_->stop();  // resume() starts it again
     return;
   }
   if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
@@ -315,7 +316,12 @@ void ManipulabilityPanel::poll() {
 
 void ManipulabilityPanel::showEvent(QShowEvent* e) {
   QWidget::showEvent(e);
+  resume();
+}
+
+void ManipulabilityPanel::resume() {
   if (dirty_ && !pending_.valid()) startMap();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ManipulabilityPanel::finishPending() {
@@ -371,7 +377,7 @@ Eigen::Vector2d ManipulabilityPanel::toPlane(const core::Vector3& x) const {
 
 void ManipulabilityPanel::setPaths(const RunHistory& history, int row, const std::vector<core::Vector3>& hand_actual,
                                    const std::vector<core::Vector3>& hand_planned) {
-  if (!isVisible() || !model_) return;
+  if (!onScreen(this) || !model_) return;
   QVector<double> x, y;
   // At most ~4000 points a curve (every k-th, the last kept): the map is 80 cells wide.
   constexpr int kMaxPoints = 4000;

@@ -78,6 +78,9 @@ class ManipulabilityPanel : public QWidget {
   core::ManipulabilityOptions options() const;
   static constexpr int kGrid = 80;
 
+  // The panel is shown again (its dock's tab chosen): the map it skipped while off screen.
+  void resume();
+
  signals:
   // The space shown changed: the paths (setPaths) must be given again in it.
   void spaceChanged();

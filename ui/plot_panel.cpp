@@ -23,6 +23,7 @@
 
 #include "core/io/atomic_file.hpp"
 #include "core/sim/channels.hpp"
+#include "ui/on_screen.hpp"
 
 namespace grapple::ui {
 
@@ -414,8 +415,8 @@ void PlotPanel::setCursorTime(double t) {
   dirty_ = true;
 }
 
-void PlotPanel::refresh() {
-  if (!dirty_ || !isVisible() || visibleRegion().isEmpty()) return;
+void PlotPanel::refresh(bool now) {
+  if (!dirty_ || !onScreen(this)) return;
   if (follow_ && history_ && history_->rows() > 0) {
     // At least a second of time, each value axis over its visible curves.
     const double t0 = history_->columns[0].front();
@@ -435,7 +436,7 @@ void PlotPanel::refresh() {
       axis->setRange(valueRange(r, found));
     }
   }
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  plot_->replot(now ? QCustomPlot::rpRefreshHint : QCustomPlot::rpQueuedReplot);
   dirty_ = false;
 }
 

@@ -52,8 +52,10 @@ class PlotPanel : public QWidget {
   // Rows [from, history.rows()) were appended.
   void appendRows(int from);
   void setCursorTime(double t);
-  // Redraws if something changed and the panel is visible.
-  void refresh();
+  // Redraws if something changed and the panel is visible: on the next pass of the event loop
+  // (several changes, one redraw), or `now` (the main window's tick: the plot is then repainted
+  // with the 3D view's frame, in the same composition of the window, not in one of its own).
+  void refresh(bool now = false);
 
   // The previous run (held, not owned; nullptr: none), drawn light and dashed behind the live
   // graphs for the channels shown, under one legend entry "previous run". In PNG/PDF exports,

@@ -25,6 +25,7 @@
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_schema.hpp"
 #include "ui/main_window.hpp"
+#include "ui/on_screen.hpp"
 #include "ui/sim_runner.hpp"
 #include "ui/timeline.hpp"
 
@@ -446,7 +447,7 @@ TuningPanel::TuningPanel(MainWindow* window, QWidget* parent)
   delay_->setSingleShot(true);
   delay_->setInterval(300);
   connect(delay_, &QTimer::timeout, this, [this] {
-    if (!isVisible()) return;
+    if (!onScreen(this)) return;  // the dock's visibilityChanged schedules it when shown
     if (analysis_job_.running()) {
       again_ = true;  // computed again from the newest inputs when this one is done
       return;

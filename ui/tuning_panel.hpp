@@ -146,13 +146,16 @@ class TuningPanel : public QWidget {
   // Save gains wrote the scenario's file (the editor then knows the text on disk is its own).
   void scenarioFileWritten();
 
+ public:
+  // The closed-loop analysis again in 300 ms, from the newest inputs (skipped while off screen).
+  void scheduleAnalysis();
+
  private:
   QHBoxLayout* buildButtons(QWidget* top);
   void buildResults(QWidget* top, QVBoxLayout* top_layout);
   void buildLoopPlots(QWidget* parent);
   void buildPage(std::size_t index);
   core::Scenario formScenario() const;  // the working copy with the form's values (unvalidated)
-  void scheduleAnalysis();
   void drawAnalysis(const QString& description);
   // The analysis' inputs taken now (the form, the instant shown) and the work, which may run on
   // another thread; applyAnalysis() shows a result.

@@ -223,10 +223,24 @@ void startScreenshot(MainWindow& window, const QString& file, double at) {
   });
 }
 
+// Counts the window's repaints (each composes the whole window through OpenGL: the widgets'
+// backing store and the 3D view's texture; at best one per frame of the view).
+class RepaintCounter : public QObject {
+ public:
+  using QObject::QObject;
+  long count = 0;
+  bool eventFilter(QObject* o, QEvent* e) override {
+    if (e->type() == QEvent::UpdateRequest) ++count;
+    return QObject::eventFilter(o, e);
+  }
+};
+
 // --benchmark: the start-up time (process start to the first frame of the 3D view), then every
-// sample the view's frame rate, the real-time factor and the resident memory; quits after
-// `seconds` of wall time.
+// sample the view's frame rate, the window's repaints, the real-time factor and the resident
+// memory; quits after `seconds` of wall time.
 void startBenchmark(MainWindow& window, double seconds, Clock::time_point started) {
+  auto* repaints = new RepaintCounter(&window);
+  window.installEventFilter(repaints);
   auto* first = new QTimer(&window);
   QObject::connect(first, &QTimer::timeout, &window, [&window, started, first] {
     if (window.view()->framesDrawn() == 0) return;
@@ -240,15 +254,17 @@ void startBenchmark(MainWindow& window, double seconds, Clock::time_point starte
   QElapsedTimer clock;
   clock.start();
   QObject::connect(sample, &QTimer::timeout, &window,
-                   [&window, clock, seconds, sample, last_frames = 0L, last_ms = qint64(0)]() mutable {
+                   [&window, clock, seconds, sample, repaints, last_frames = 0L, last_repaints = 0L, last_ms = qint64(0)]() mutable {
                      const qint64 ms = clock.elapsed();
                      const long frames = window.view()->framesDrawn();
                      const auto st = window.runner()->status();
                      const double fps = (frames - last_frames) * 1000.0 / std::max<qint64>(1, ms - last_ms);
-                     std::printf("wall_s %.1f sim_s %.2f rows %d view_fps %.1f real_time_factor %.2f rss_MiB %.1f\n",
-                                 ms / 1000.0, st.time, st.rows, fps, st.real_time_factor, residentMiB());
+                     const double rps = (repaints->count - last_repaints) * 1000.0 / std::max<qint64>(1, ms - last_ms);
+                     std::printf("wall_s %.1f sim_s %.2f rows %d view_fps %.1f window_repaints_per_s %.1f real_time_factor %.2f rss_MiB %.1f\n",
+                                 ms / 1000.0, st.time, st.rows, fps, rps, st.real_time_factor, residentMiB());
                      std::fflush(stdout);
                      last_frames = frames;
+                     last_repaints = repaints->count;
                      last_ms = ms;
                      if (ms >= seconds * 1000) {
                        sample->stop();

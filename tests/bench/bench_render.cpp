@@ -68,6 +68,18 @@ void Render_Video720p30fps(benchmark::State& state) {
   state.counters["frames_per_s"] = benchmark::Counter(frames, benchmark::Counter::kIsRate);
 }
 
+// One 1280x720 frame read back from OpenGL (RGBA, bottom row first) converted to the encoder's
+// YUV 4:2:0, as every frame of a video is.
+void Render_RgbaToYuv420_720p(benchmark::State& state) {
+  const int w = 1280, h = 720;
+  std::vector<unsigned char> rgba(std::size_t(w) * h * 4), yuv(std::size_t(w) * h * 3 / 2);
+  for (std::size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<unsigned char>((i * 7919) % 251);
+  for (auto _ : state) {
+    render::rgbaToYuv420(rgba.data(), w, h, yuv.data());
+    benchmark::DoNotOptimize(yuv.data());
+  }
+}
+
 // A 50-DOF URDF robot (a base and five branches of ten revolute joints) whose 51 links each carry
 // a box, a cylinder and the corpus' STL mesh: read the file (geometry, mesh paths), build its
 // scene (Assimp reads each mesh once) and draw one 1280x720 frame, from nothing each iteration.
@@ -133,6 +145,7 @@ void Core_UrdfRobot50DofLoad(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(Render_Frame720p)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Render_RgbaToYuv420_720p)->Unit(benchmark::kMillisecond);
 BENCHMARK(Render_Video720p30fps)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 BENCHMARK(Render_UrdfRobot50DofLoadAndDraw)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Core_UrdfRobot50DofLoad)->Unit(benchmark::kMillisecond)->UseRealTime();

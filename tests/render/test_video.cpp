@@ -1,10 +1,12 @@
 // Off-screen frames, screenshots and videos, with no display (DISPLAY is unset for this test):
 // the EGL renderer draws the capture scene (not blank, the debris' gold, deterministic); the PNG
-// writer's file decodes (a decoder here, zlib's own inflate) back to the frame; the time label is drawn; the MP4 has the frame count, size
-// and codec ffprobe reads, and its frames show what the renderer drew at those instants; cancel
-// leaves no file; bad options, a missing folder or a missing ffmpeg are refused with the reason;
-// an encoder killed in the middle of a video, a full file system and a read-only folder leave the
-// previous file as it was and no partial file, and say why; `grapple-cli video` works headless.
+// writer's file decodes (a decoder here, zlib's own inflate) back to the frame; the time label is
+// drawn; the frames piped to the encoder are BT.601 YUV 4:2:0 (the equations, and ffmpeg reading
+// them back); the MP4 has the frame count, size and codec ffprobe reads, and its frames show what
+// the renderer drew at those instants; cancel leaves no file; bad options, a missing folder or a
+// missing ffmpeg are refused with the reason; an encoder killed in the middle of a video, a full
+// file system and a read-only folder leave the previous file as it was and no partial file, and
+// say why; `grapple-cli video` works headless.
 #include <QtTest>
 
 #include <QProcess>
@@ -224,6 +226,66 @@ class TestVideo : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, render::writePng(file("no/such/folder/x.png"), pattern.data(), 37, 21));
   }
 
+  // The frames piped to ffmpeg: RGBA rows read back bottom-up, converted here to YUV 4:2:0 by
+  // BT.601 in the limited range. Checked pixel by pixel against the standard's equations in
+  // floating point (Y = 0.299 R + 0.587 G + 0.114 B, Cb = (B - Y)/1.772, Cr = (R - Y)/1.402,
+  // scaled to 219 and 224 levels), and converted back to RGB by ffmpeg itself: the colours come
+  // back within the 4:2:0 quantization's error, top row first.
+  void yuvFramesAreBt601() {
+    const int w = 64, h = 32;
+    // Eight blocks of 16x16 (top row of blocks: black, white, red, green; bottom: blue, grey,
+    // gold, a dark blue), as RGB top row first.
+    const int colours[8][3] = {{0, 0, 0}, {255, 255, 255}, {255, 0, 0}, {0, 255, 0},
+                               {0, 0, 255}, {128, 128, 128}, {212, 160, 40}, {10, 20, 60}};
+    std::vector<unsigned char> rgb(std::size_t(w) * h * 3), rgba(std::size_t(w) * h * 4);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const int* c = colours[(y / 16) * 4 + x / 16];
+        for (int k = 0; k < 3; ++k) {
+          rgb[(std::size_t(y) * w + x) * 3 + k] = static_cast<unsigned char>(c[k]);
+          rgba[(std::size_t(h - 1 - y) * w + x) * 4 + k] = static_cast<unsigned char>(c[k]);  // bottom-up
+        }
+        rgba[(std::size_t(h - 1 - y) * w + x) * 4 + 3] = 255;
+      }
+    }
+    std::vector<unsigned char> yuv(std::size_t(w) * h * 3 / 2);
+    render::rgbaToYuv420(rgba.data(), w, h, yuv.data());
+    int worst = 0;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const int* c = colours[(y / 16) * 4 + x / 16];
+        const double l = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];  // 0..255
+        const double luma = 16 + 219 * l / 255, cb = 128 + 224 * (c[2] - l) / 1.772 / 255, cr = 128 + 224 * (c[0] - l) / 1.402 / 255;
+        worst = std::max(worst, std::abs(yuv[std::size_t(y) * w + x] - int(std::lround(luma))));
+        const std::size_t ci = std::size_t(y / 2) * (w / 2) + x / 2;  // blocks are even: one colour per 2x2
+        worst = std::max(worst, std::abs(yuv[std::size_t(w) * h + ci] - int(std::lround(cb))));
+        worst = std::max(worst, std::abs(yuv[std::size_t(w) * h * 5 / 4 + ci] - int(std::lround(cr))));
+      }
+    }
+    QCOMPARE(worst, 0);  // the fixed-point coefficients round as the equations do
+    // A 2x2 block of two colours: its chroma is that of the mean colour.
+    std::vector<unsigned char> mixed = {255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255, 255, 255, 0, 0, 255};  // red, blue / blue, red
+    std::vector<unsigned char> out(6);
+    render::rgbaToYuv420(mixed.data(), 2, 2, out.data());
+    const double ml = 0.299 * 127.5 + 0.114 * 127.5;
+    QVERIFY(std::abs(out[4] - (128 + 224 * (127.5 - ml) / 1.772 / 255)) <= 0.5 + 1e-9);
+    QVERIFY(std::abs(out[5] - (128 + 224 * (127.5 - ml) / 1.402 / 255)) <= 0.5 + 1e-9);
+    // ffmpeg reads it back (as it reads the video's frames) to the colours, top row first.
+    QProcess p;
+    p.start("ffmpeg", {"-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", QString("%1x%2").arg(w).arg(h), "-i", "-",
+                       "-f", "rawvideo", "-pix_fmt", "rgb24", "-"});
+    QVERIFY(p.waitForStarted());
+    p.write(reinterpret_cast<const char*>(yuv.data()), qint64(yuv.size()));
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(60000));
+    const QByteArray back = p.readAllStandardOutput();
+    QCOMPARE(back.size(), qsizetype(rgb.size()));
+    int far = 0;
+    for (std::size_t i = 0; i < rgb.size(); ++i) far = std::max(far, std::abs(int(static_cast<unsigned char>(back[qsizetype(i)])) - int(rgb[i])));
+    qInfo("YUV 4:2:0 frame read back by ffmpeg: colours within %d of 255", far);
+    QVERIFY(far <= 3);
+  }
+
   void videoHasTheFramesAskedFor() {
     render::VideoOptions o;
     o.width = 320;
@@ -421,7 +483,7 @@ class TestVideo : public QObject {
   }
 
   // ffmpeg killed by SIGKILL in the middle of a video: a wrapper feeds it the first five frames
-  // (it writes a partial MP4 under the temporary name), then kills itself. The export fails with
+  // (YUV 4:2:0; it writes a partial MP4 under the temporary name), then kills itself. The export fails with
   // the signal, the previous video is kept byte for byte, and no partial file is left.
   void killedEncoderLeavesNoPartialFile() {
     const std::string path = file("kept.mp4");
@@ -429,7 +491,7 @@ class TestVideo : public QObject {
     const std::string wrapper = file("killed-ffmpeg.sh");
     {
       std::ofstream w(wrapper);
-      w << "#!/bin/sh\nhead -c " << 5 * 160 * 120 * 3 << " | ffmpeg \"$@\"\nkill -KILL $$\n";
+      w << "#!/bin/sh\nhead -c " << 5 * 160 * 120 * 3 / 2 << " | ffmpeg \"$@\"\nkill -KILL $$\n";
     }
     fs::permissions(wrapper, fs::perms::owner_all);
     render::VideoOptions o;

@@ -18,6 +18,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSurfaceFormat>
@@ -550,6 +551,32 @@ class TestTuning : public QObject {
     // A new scenario: the box (of the old loops) is gone.
     QVERIFY(window_->openScenario(tmp_.filePath("capture_rigid.yaml")));
     QTRY_VERIFY_WITH_TIMEOUT(!map->hasCertifiedBox(), 5000);
+  }
+
+  // Tabbed behind the Scenario dock, the panel is "visible" to Qt with nothing of it on screen:
+  // moving through the run then analyses nothing (it used to, every 300 ms, behind the 3D view,
+  // taking the CPU the view's frames needed); chosen again, it analyses the instant shown.
+  void analysisWaitsWhileTabbedAway() {
+    auto* scenario_dock = window_->findChild<QDockWidget*>("dock:scenario");
+    QVERIFY(scenario_dock);
+    tuningDock()->raise();
+    window_->runner()->runUntil(1.0);
+    QVERIFY(window_->runner()->waitUntil(1.0, 60));
+    window_->tick();
+    QVERIFY(window_->history().rows() > 10);
+    scenario_dock->raise();
+    QTRY_VERIFY(tuning()->visibleRegion().isEmpty());
+    QVERIFY(tuning()->isVisible());  // what Qt says of a dock tabbed away
+    QSignalSpy analysed(tuning(), &ui::TuningPanel::analysisUpdated);
+    for (int row = 1; row <= 10; ++row) {
+      window_->timeline()->setRow(row);
+      QTest::qWait(100);
+    }
+    QTest::qWait(600);  // twice the panel's delay
+    QCOMPARE(analysed.count(), 0);
+    tuningDock()->raise();
+    QTRY_VERIFY_WITH_TIMEOUT(analysed.count() >= 1, 10000);
+    QVERIFY((tuning()->analysisConfiguration() - window_->runner()->snapshot(10).q).norm() < 1e-15);
   }
 
   void kremerAerialHasOnePage() {
