@@ -183,7 +183,7 @@ std::string CaptureController::abortReason(ControlContext& ctx) {
   rigidEquivalent(m, ctx.q, q_r_);
   forwardKinematics(m, ctx.data, q_r_);
   const double t_plan = ctx.t - plan_start_;
-  const Vector3 error = reference(ctx, t_plan).position - framePose(m, ctx.data, ee_frame_).p;
+  const Vector3 error = handTarget(ctx, t_plan).position - framePose(m, ctx.data, ee_frame_).p;
   if (error.norm() > a.plan_error) {
     std::snprintf(buf, sizeof buf, "hand %.3g m from the plan (threshold %.3g m)", error.norm(), a.plan_error);
     return buf;
@@ -304,7 +304,7 @@ void CaptureController::replan(ControlContext& ctx, const PartingResult& parting
   // velocity, acceleration, and the pointing axis), to the target as the estimate now predicts
   // it, meeting it when the old plan did (its final time fixed to the time left).
   const double tp = ctx.t - plan_start_;
-  const PointKinematics ref = reference(ctx, tp);
+  const PointKinematics ref = handTarget(ctx, tp);
   HandState hand;
   hand.position = ref.position;
   hand.velocity = ref.velocity;
@@ -505,7 +505,7 @@ void CaptureController::applyJointAccelerations(ControlContext& ctx, const Eigen
   }
 }
 
-const PointKinematics& CaptureController::reference(const ControlContext& ctx, double t_plan) {
+const PointKinematics& CaptureController::handTarget(const ControlContext& ctx, double t_plan) {
   // With a camera, the plan is corrected onto the grasp point as the filter estimates it now: the
   // plan predicted it from the estimate when it was made, and that prediction drifts with the
   // estimate's error then (its rate error, over the plan's tens of seconds: a centimetre and more
@@ -562,7 +562,7 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   // rigid-equivalent (modal coordinates and rates set to zero): steering the deformed hand would
   // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
   // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
-  t.ref = reference(ctx, ctx.t - plan_start_);
+  t.ref = handTarget(ctx, ctx.t - plan_start_);
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
   forwardKinematics(m, d, q_r_, v_r_);

@@ -140,7 +140,7 @@ class CaptureController final : public Controller {
   bool jointsSaturated(const ControlContext& ctx) const;
   // The hand's reference at t_plan after the plan's start: the plan's, with a camera corrected
   // onto the grasp point estimated now (kept in ride_ for handReference).
-  const PointKinematics& reference(const ControlContext& ctx, double t_plan);
+  const PointKinematics& handTarget(const ControlContext& ctx, double t_plan);
 
   ControllerSpec spec_;
   DebrisProperties debris_;
@@ -171,7 +171,7 @@ class CaptureController final : public Controller {
   std::unique_ptr<PartingTest> parting_;
   int images_at_plan_ = 0, images_tested_ = 0, replans_ = 0;
   Eigen::VectorXd standoff_;         // joint positions of the stand-off pose
-  PointKinematics ride_;             // the last reference(), and when it was taken if corrected
+  PointKinematics ride_;             // the last handTarget(), and when it was taken if corrected
   double ride_time_ = NAN;
   bool corrected_ = false;
   Eigen::VectorXd retreat_from_;     // joint positions where the retreat started
