@@ -513,7 +513,7 @@ const PointKinematics& CaptureController::handTarget(const ControlContext& ctx, 
   // now − prediction) is blended in over the whole plan, r = r_plan + w Δ with w a quintic from 0
   // at the plan's start to 1 when it reaches the grasp point, and the ride rides the estimate.
   // Spread so, its acceleration 5.8 |Δ| / T² stays far below what would load the bus (a few cm
-  // over a 20 s plan: below 1 mm/s²; a blend over the last 2 s asked it 40 times that). A replan
+  // over a 20 s plan: below 1 mm/s²; a blend over the last 2 s asks 100 times that). A replan
   // starts from this reference, with Δ zero again. (Without a camera: no correction.)
   ride_ = plan_->at(t_plan);
   corrected_ = sensing_ && ctx.debris;
