@@ -55,6 +55,15 @@ CameraSettings camera() {
   return c;
 }
 
+// The filter with process noise 1e-4 m/s²/√Hz and rad/s²/√Hz (the Monte Carlo tests move their
+// truth by that same noise).
+DebrisFilterSettings noisyFilter() {
+  DebrisFilterSettings fs;
+  fs.accel_noise = 1e-4;
+  fs.angular_accel_noise = 1e-4;
+  return fs;
+}
+
 Matrix12 priorCovariance() {
   Vector12 sigma;
   sigma << Vector3::Constant(0.05), Vector3::Constant(0.01), Vector3::Constant(5 * kDeg), Vector3::Constant(1 * kDeg);
@@ -247,9 +256,7 @@ class TestEstimation : public QObject {
   void Nees_WithinChiSquareBounds() {
     const DebrisProperties p = cylinder();
     const CameraSettings c0 = camera();
-    DebrisFilterSettings fs;
-    fs.accel_noise = 1e-4;
-    fs.angular_accel_noise = 1e-4;
+    const DebrisFilterSettings fs = noisyFilter();
     const int runs = 50, images = 300;  // 15 s at 20 Hz
     std::vector<double> nees(images, 0.0);
     double nis = 0;
@@ -287,8 +294,7 @@ class TestEstimation : public QObject {
   void Delay_HandledBeatsIgnored() {
     const DebrisProperties p = cylinder();
     const CameraSettings c = camera();
-    DebrisFilterSettings fs;
-    fs.accel_noise = fs.angular_accel_noise = 1e-4;
+    const DebrisFilterSettings fs = noisyFilter();
     DebrisEstimate prior;
     prior.state = tumbling();
     prior.P = priorCovariance();
@@ -478,9 +484,7 @@ class TestEstimation : public QObject {
   void PartingTest_FalseAlarmRateOnConsistentFilter() {
     const DebrisProperties p = cylinder();
     const CameraSettings c0 = camera();
-    DebrisFilterSettings fs;
-    fs.accel_noise = 1e-4;
-    fs.angular_accel_noise = 1e-4;
+    const DebrisFilterSettings fs = noisyFilter();
     const int runs = 100, plan_at = 100, last = 180, images = 200;
     const double meeting = images * 0.05;
     const std::vector<double> alphas{0.05, 0.01};
