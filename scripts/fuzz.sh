@@ -4,7 +4,7 @@
 # probe's state files and campaign files. Each target starts from the repository's own files
 # (tests/fuzz/seeds and the files below) with the dictionary tests/fuzz/grapple.dict, first
 # replays the inputs that once crashed it (tests/fuzz/regressions/TARGET/), then runs up to
-# GRAPPLE_FUZZ_RUNS inputs (default 5000) or GRAPPLE_FUZZ_SECONDS (default 20), whichever comes
+# GRAPPLE_FUZZ_RUNS inputs (default 5000) or GRAPPLE_FUZZ_SECONDS (default 10), whichever comes
 # first, from a fixed random seed (CI's bounds: a smoke run that keeps CI's whole stage near 3 min,
 # most of it the sanitizer build; longer sessions by hand, below)
 # (GRAPPLE_FUZZ_SEED, default 1). It fails on any crash, sanitizer report, leak, or input taking
@@ -20,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/sanitizer_builds.sh
 
 runs=${GRAPPLE_FUZZ_RUNS:-5000}
-seconds=${GRAPPLE_FUZZ_SECONDS:-20}
+seconds=${GRAPPLE_FUZZ_SECONDS:-10}
 seed=${GRAPPLE_FUZZ_SEED:-1}
 timeout=${GRAPPLE_FUZZ_TIMEOUT:-10}
 targets=("$@")
