@@ -1,2 +1,2 @@
-// The translation unit that builds the core tests' precompiled header (tests/CMakeLists.txt):
+// The translation unit of the tests' precompiled headers' owners (tests/CMakeLists.txt):
 // nothing of its own.
