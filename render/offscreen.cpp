@@ -205,7 +205,6 @@ OffscreenRenderer::OffscreenRenderer(int width, int height, int samples) : impl_
   // then puts the near plane at ~0.2 m and clips a small robot (a gripper) seen close up.
   camera->setNearFarRatio(1e-5);
   m.viewer->realize();
-  m.rgba.resize(std::size_t(width) * height * 4);
   m.rgb.resize(std::size_t(width) * height * 3);
   m.release();
 }
@@ -231,8 +230,9 @@ int OffscreenRenderer::samples() const { return impl_->samples; }
 
 void OffscreenRenderer::setScene(osg::Node* root) { impl_->viewer->setSceneData(root); }
 
-const std::vector<unsigned char>& OffscreenRenderer::renderRgba(const CameraPose& pose) {
+void OffscreenRenderer::renderRgba(const CameraPose& pose, std::vector<unsigned char>& rgba) {
   Impl& m = *impl_;
+  rgba.resize(std::size_t(m.width) * m.height * 4);
   m.makeCurrent();
   m.viewer->getCamera()->setViewMatrixAsLookAt(osg::Vec3d(pose.eye.x(), pose.eye.y(), pose.eye.z()),
                                                osg::Vec3d(pose.center.x(), pose.center.y(), pose.center.z()),
@@ -248,14 +248,13 @@ const std::vector<unsigned char>& OffscreenRenderer::renderRgba(const CameraPose
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   // RGBA bytes: the driver's preferred read format (GL_IMPLEMENTATION_COLOR_READ_FORMAT on
   // llvmpipe; BGRA takes twice as long).
-  glReadPixels(0, 0, m.width, m.height, GL_RGBA, GL_UNSIGNED_BYTE, m.rgba.data());
+  glReadPixels(0, 0, m.width, m.height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
   m.release();
-  return m.rgba;
 }
 
 const std::vector<unsigned char>& OffscreenRenderer::render(const CameraPose& pose) {
   Impl& m = *impl_;
-  renderRgba(pose);
+  renderRgba(pose, m.rgba);
   // OpenGL's rows run bottom-up; drop alpha.
   for (int y = 0; y < m.height; ++y) {
     const unsigned char* src = m.rgba.data() + std::size_t(m.height - 1 - y) * m.width * 4;

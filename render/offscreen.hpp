@@ -34,10 +34,10 @@ class OffscreenRenderer {
   // Draws the scene seen from `pose` (vertical field of view kFieldOfViewDeg) and returns the
   // frame: width × height × 3 bytes, RGB, top row first. Valid until the next call.
   const std::vector<unsigned char>& render(const CameraPose& pose);
-  // The same frame as the driver holds it: width × height × 4 bytes, RGBA, bottom row first (no
-  // conversion on the way back: the video export converts it to YUV itself). Valid until the next
-  // call of either.
-  const std::vector<unsigned char>& renderRgba(const CameraPose& pose);
+  // The same frame as the driver holds it, into `rgba` (resized to width × height × 4 bytes), RGBA,
+  // bottom row first (no conversion on the way back: the video export converts it to YUV itself,
+  // on its writer thread).
+  void renderRgba(const CameraPose& pose, std::vector<unsigned char>& rgba);
 
  private:
   struct Impl;
