@@ -74,6 +74,7 @@ struct OffscreenRenderer::Impl {
   FramebufferApi gl;
   GLuint draw = 0, read = 0;
   GLuint buffers[3] = {0, 0, 0};  // colour and depth of `draw`, colour of `read` (multisampling)
+  int requested_samples = 0;
   osg::ref_ptr<osgViewer::Viewer> viewer;
   osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window;
   std::vector<unsigned char> rgba, rgb;
@@ -84,17 +85,13 @@ struct OffscreenRenderer::Impl {
     }
   }
   void release() { eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT); }
-  int requested_samples = 0;
 
   // The framebuffer of width × height: RGBA8 colour and a 24-bit depth buffer, requested_samples
   // samples a pixel if the driver can (else none). False if the driver cannot. (Context current.)
   bool createFramebuffer() {
     while (glGetError() != GL_NO_ERROR) {
     }
-    for (int s : {requested_samples, 0}) {
-      if (createFramebuffer(s) || s == 0) return draw != 0;
-    }
-    return false;
+    return createFramebuffer(requested_samples) || (requested_samples > 0 && createFramebuffer(0));
   }
   bool createFramebuffer(int s) {
     gl.genFramebuffers(1, &draw);

@@ -56,14 +56,14 @@ void OsgWidget::setScene(render::CaptureScene* scene) {
   renderer_->setScene(scene ? scene->root() : nullptr);
   user_moved_ = false;
   applyPreset(true);
-  update();
+  redraw();
 }
 
 void OsgWidget::setCameraPreset(CameraPreset preset) {
   preset_ = preset;
   user_moved_ = false;
   applyPreset(true);
-  update();
+  redraw();
 }
 
 // Places the orbit manipulator for the preset. reset_distance: also the distance and direction.
@@ -96,7 +96,7 @@ void OsgWidget::sceneChanged() {
     m->setCenter(m->getCenter() + toOsg(ee - followed_));
     followed_ = ee;
   }
-  update();
+  redraw();
 }
 
 void OsgWidget::resizeEvent(QResizeEvent* e) {
@@ -115,6 +115,7 @@ void OsgWidget::resizeEvent(QResizeEvent* e) {
   }
   window_->getEventQueue()->windowResize(0, 0, pw, ph);
   if (!user_moved_) applyPreset(true);  // the preset frames the scene for the new shape
+  stale_ = true;
 }
 
 bool OsgWidget::draw() {
@@ -131,9 +132,18 @@ bool OsgWidget::draw() {
   return true;
 }
 
+void OsgWidget::redraw() {
+  stale_ = true;
+  update();
+}
+
 void OsgWidget::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  if (!draw()) {
+  // Drawn again only if something changed; uncovered (a menu closed over it), the last frame.
+  bool drawn = renderer_ && !image_.isNull();
+  if (renderer_ && (stale_ || image_.isNull())) drawn = draw();
+  stale_ = false;
+  if (!drawn) {
     painter.fillRect(rect(), Qt::black);
     painter.setPen(Qt::white);
     painter.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, tr("No 3D view: %1").arg(why_));
@@ -161,7 +171,7 @@ void OsgWidget::mousePressEvent(QMouseEvent* e) {
   user_moved_ = true;
   window_->getEventQueue()->mouseButtonPress(float(e->position().x() * dpr), float(e->position().y() * dpr),
                                              osgButton(e->button(), e->modifiers()));
-  update();
+  redraw();
 }
 
 void OsgWidget::mouseReleaseEvent(QMouseEvent* e) {
@@ -172,14 +182,14 @@ void OsgWidget::mouseReleaseEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton && (e->position().toPoint() - press_at_).manhattanLength() < 4) {
     emit picked(describeAt(e->position().toPoint()));
   }
-  update();
+  redraw();
 }
 
 void OsgWidget::mouseMoveEvent(QMouseEvent* e) {
   if (!renderer_) return;
   const double dpr = devicePixelRatioF();
   window_->getEventQueue()->mouseMotion(float(e->position().x() * dpr), float(e->position().y() * dpr));
-  update();
+  redraw();
 }
 
 void OsgWidget::wheelEvent(QWheelEvent* e) {
@@ -187,7 +197,7 @@ void OsgWidget::wheelEvent(QWheelEvent* e) {
   user_moved_ = true;
   window_->getEventQueue()->mouseScroll(e->angleDelta().y() > 0 ? osgGA::GUIEventAdapter::SCROLL_UP
                                                                 : osgGA::GUIEventAdapter::SCROLL_DOWN);
-  update();
+  redraw();
 }
 
 bool OsgWidget::event(QEvent* e) {

@@ -73,6 +73,8 @@ class OsgWidget : public QWidget {
   void applyPreset(bool reset_distance);
   // Draws the frame into image_ (false if there is no renderer: why_ says why).
   bool draw();
+  // Something changed: draw again at the next paint.
+  void redraw();
   int osgButton(Qt::MouseButton b, Qt::KeyboardModifiers m) const;
 
   std::unique_ptr<render::OffscreenRenderer> renderer_;  // null if off-screen OpenGL failed (why_)
@@ -81,6 +83,7 @@ class OsgWidget : public QWidget {
   QString why_;
   std::vector<unsigned char> pixels_;  // BGRA, bottom row first
   QImage image_;                       // the frame, top row first
+  bool stale_ = true;                  // image_ is not what the scene and camera show now
   render::CaptureScene* scene_ = nullptr;
   CameraPreset preset_ = CameraPreset::kWholeScene;
   core::Vector3 followed_ = core::Vector3::Zero();

@@ -133,6 +133,32 @@ class TestVideo : public QObject {
     QVERIFY(r.render(pose) == a);  // deterministic
     // Another camera, another picture.
     QVERIFY(r.render(render::presetCamera(scene, render::CameraPreset::kFollowEndEffector, 480.0 / 270)) != a);
+    // Resized (the application's view follows its widget): the frame a new renderer of that size
+    // draws; its BGRA frame (what the view paints) holds the same colours, bottom row first.
+    const render::CameraPose wide = render::presetCamera(scene, render::CameraPreset::kWholeScene, 320.0 / 120);
+    r.resize(320, 120);
+    render::OffscreenRenderer fresh(320, 120);
+    fresh.setScene(scene.root());
+    const std::vector<unsigned char> resized = r.render(wide);
+    QCOMPARE(int(resized.size()), 320 * 120 * 3);
+    QVERIFY(resized == fresh.render(wide));
+    std::vector<unsigned char> bgra;
+    r.renderCurrent(bgra, true);
+    bool same = int(bgra.size()) == 320 * 120 * 4;
+    for (int y = 0; same && y < 120; ++y) {
+      for (int x = 0; x < 320; ++x) {
+        const unsigned char* p = &bgra[(std::size_t(119 - y) * 320 + x) * 4];
+        const unsigned char* q = &resized[(std::size_t(y) * 320 + x) * 3];
+        same = same && p[2] == q[0] && p[1] == q[1] && p[0] == q[2];
+      }
+    }
+    QVERIFY(same);
+    // Multisampling where the driver has it (llvmpipe: 4 samples): the same picture, edges smoothed.
+    render::OffscreenRenderer smooth(480, 270, 4);
+    smooth.setScene(scene.root());
+    const std::vector<unsigned char> m = smooth.render(pose);
+    qInfo("multisampling: %d samples, mean |difference| from the frame without %.2f", smooth.samples(), meanAbsDifference(m, a));
+    QVERIFY(smooth.samples() == 0 ? m == a : (m != a && meanAbsDifference(m, a) < 3));
   }
 
   // The PNG decoded here from the specification (chunks and their CRCs, the IDATs inflated by
