@@ -1,8 +1,8 @@
 // OffscreenRenderer: draws an OSG scene into memory with no display — an EGL context on Mesa's
-// surfaceless platform, a pbuffer of the requested size, the compatibility
-// profile Debian's OSG needs — and reads the frame back as RGB rows, top row first. For the
-// videos and screenshots of grapple-cli (headless) and of the application (on its own thread:
-// a thread holds one current context, the application's view keeps its own).
+// surfaceless platform, the compatibility profile Debian's OSG needs, a framebuffer object of the
+// requested size — and reads the frame back as RGB rows, top row first. For the videos and
+// screenshots of grapple-cli (headless) and of the application (on a thread of their own: a thread
+// holds one current context), and for the application's 3D view (ui/osg_widget).
 #pragma once
 
 #include <memory>
@@ -12,6 +12,9 @@
 
 namespace osg {
 class Node;
+}
+namespace osgViewer {
+class Viewer;
 }
 
 namespace grapple::render {
@@ -34,10 +37,20 @@ class OffscreenRenderer {
   // Draws the scene seen from `pose` (vertical field of view kFieldOfViewDeg) and returns the
   // frame: width × height × 3 bytes, RGB, top row first. Valid until the next call.
   const std::vector<unsigned char>& render(const CameraPose& pose);
-  // The same frame as the driver holds it: width × height × 4 bytes, RGBA, bottom row first (no
-  // conversion on the way back: the video export converts it to YUV itself). Valid until the next
-  // call of either.
-  const std::vector<unsigned char>& renderRgba(const CameraPose& pose);
+  // The same frame as the driver holds it, into `rgba` (resized to width × height × 4 bytes), RGBA,
+  // bottom row first (no conversion on the way back: the video export converts it to YUV itself,
+  // on its writer thread).
+  void renderRgba(const CameraPose& pose, std::vector<unsigned char>& rgba);
+
+  // For an interactive view (the application's 3D view, drawn into a widget from memory): the
+  // viewer that draws (its camera's viewport and projection follow the size; a camera manipulator
+  // and the events of its graphics window may drive it), a new size (the framebuffer made again;
+  // throws as the constructor), and the frame as the viewer's camera stands, into `pixels`: 4
+  // bytes a pixel (BGRA if `bgra`, Qt's QImage::Format_RGB32 on a little-endian machine; else
+  // RGBA), bottom row first.
+  osgViewer::Viewer& viewer();
+  void resize(int width, int height);
+  void renderCurrent(std::vector<unsigned char>& pixels, bool bgra);
 
  private:
   struct Impl;

@@ -1,7 +1,7 @@
 // Video export: a recorded run drawn off-screen frame by frame (render/offscreen), converted to
 // YUV 4:2:0 here and encoded to MP4 (H.264, yuv420p) by piping the raw frames into ffmpeg (a
-// separate process: no codec linked in). A writer thread feeds ffmpeg while the next frame is
-// drawn. The file is written under a temporary name and renamed when ffmpeg has
+// separate process: no codec linked in). A writer thread converts and feeds ffmpeg while the next
+// frame is drawn; simulateAndExportVideo also simulates the run on a third thread meanwhile. The file is written under a temporary name and renamed when ffmpeg has
 // finished, so a cancelled or failed export never leaves half a video. Used by
 // `grapple-cli video` and by the application's File > Export video (on a worker thread).
 #pragma once
@@ -41,7 +41,7 @@ struct VideoOptions {
   SceneOptions scene;               // what is drawn (paths, frames, ...)
   double exaggeration = 1;          // of the flexible deformation
   int samples = 0;                  // multisampling (costs ~4x the frame time on llvmpipe)
-  int crf = 20;                     // x264 quality (0 lossless .. 51; 18-23 is visually good)
+  int crf = 20;                     // x264 quality (0 lossless .. 51; 18-23 is visually good; preset ultrafast)
   bool time_label = true;           // "t = 12.34 s" in the bottom-left corner of every frame
   std::string ffmpeg = "ffmpeg";    // the program (looked up on PATH)
 };
@@ -66,6 +66,16 @@ struct VideoResult {
 VideoResult exportVideo(const core::Model& model, const core::Scenario& scenario, const Recording& recording,
                         const VideoOptions& options, const std::string& path,
                         const std::function<bool(int done, int total)>& progress = {});
+
+// As exportVideo, the run simulated meanwhile: `sim` is stepped on a thread of its own up to the
+// options' end (or the run's end, or a failure), each step appended to `recording` (the record of
+// `sim`'s run; its first row is appended here if it has none), and each frame is drawn as soon as
+// the run has reached its instant. The simulation runs as far ahead as it can: the recording keeps
+// the whole run anyway (as the application's does), so running ahead costs no memory the run would
+// not take. The recording is not to be read elsewhere until this returns. A run that fails gives
+// the video of what it recorded (sim.failure() says why).
+VideoResult simulateAndExportVideo(core::Simulation& sim, Recording& recording, const VideoOptions& options,
+                                   const std::string& path, const std::function<bool(int done, int total)>& progress = {});
 
 // One picture of the recorded instant `row` at any size up to 16384 x 16384 (the options' size,
 // camera, overlays and exaggeration), as PNG (written atomically); throws as exportVideo.

@@ -1,12 +1,19 @@
-// OsgWidget: the 3D view, an osgViewer::Viewer inside a QOpenGLWidget (single-threaded viewer,
-// Qt owns the context; the compatibility profile is requested in main().
+// OsgWidget: the 3D view, an osgViewer::Viewer drawing off-screen (render::OffscreenRenderer: its
+// own EGL context and framebuffer object) on the GUI thread, its frame read back and painted as an
+// image. A plain raster widget, not a QOpenGLWidget: with one of those in it, Qt composes the whole
+// window through OpenGL for each of the view's frames (software OpenGL: ~15 ms at 1280x800);
+// this way a frame costs its drawing, the read back (~0.3 ms) and the view's own rectangle.
 // Mouse: left drag orbits, middle drag (or shift + left) pans, right drag and the wheel zoom;
 // a left click without a drag picks a body. OSG types are forward-declared.
 #pragma once
 
-#include <QOpenGLWidget>
+#include <QImage>
 #include <QPoint>
 #include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
 
 #include "core/math/spatial.hpp"
 #include "render/camera.hpp"
@@ -16,16 +23,17 @@ class Node;
 }  // namespace osg
 namespace osgViewer {
 class Viewer;
-class GraphicsWindowEmbedded;
+class GraphicsWindow;
 }  // namespace osgViewer
 
 namespace grapple::render {
 class CaptureScene;
+class OffscreenRenderer;
 }
 
 namespace grapple::ui {
 
-class OsgWidget : public QOpenGLWidget {
+class OsgWidget : public QWidget {
   Q_OBJECT
  public:
   using CameraPreset = render::CameraPreset;
@@ -41,6 +49,8 @@ class OsgWidget : public QOpenGLWidget {
   void sceneChanged();
 
   long framesDrawn() const { return frames_; }
+  // The view drawn now, at its size in device pixels.
+  QImage grabFramebuffer();
   // Where the camera is now (the preset's, or wherever the user orbited it).
   render::CameraPose cameraPose() const;
   // The description of the body drawn at a widget point (empty if none); what a click shows.
@@ -50,9 +60,8 @@ class OsgWidget : public QOpenGLWidget {
   void picked(const QString& description);
 
  protected:
-  void initializeGL() override;
-  void resizeGL(int w, int h) override;
-  void paintGL() override;
+  void paintEvent(QPaintEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
   void mousePressEvent(QMouseEvent* e) override;
   void mouseReleaseEvent(QMouseEvent* e) override;
   void mouseMoveEvent(QMouseEvent* e) override;
@@ -62,10 +71,19 @@ class OsgWidget : public QOpenGLWidget {
 
  private:
   void applyPreset(bool reset_distance);
+  // Draws the frame into image_ (false if there is no renderer: why_ says why).
+  bool draw();
+  // Something changed: draw again at the next paint.
+  void redraw();
   int osgButton(Qt::MouseButton b, Qt::KeyboardModifiers m) const;
 
-  osgViewer::Viewer* viewer_ = nullptr;                 // owned (ref-counted, released in dtor)
-  osgViewer::GraphicsWindowEmbedded* window_ = nullptr; // owned by the viewer's camera
+  std::unique_ptr<render::OffscreenRenderer> renderer_;  // null if off-screen OpenGL failed (why_)
+  osgViewer::Viewer* viewer_ = nullptr;                  // the renderer's
+  osgViewer::GraphicsWindow* window_ = nullptr;          // the renderer's (its events drive the manipulator)
+  QString why_;
+  std::vector<unsigned char> pixels_;  // BGRA, bottom row first
+  QImage image_;                       // the frame, top row first
+  bool stale_ = true;                  // image_ is not what the scene and camera show now
   render::CaptureScene* scene_ = nullptr;
   CameraPreset preset_ = CameraPreset::kWholeScene;
   core::Vector3 followed_ = core::Vector3::Zero();

@@ -2,7 +2,6 @@
 // instant to a PNG), off-screen through EGL: no display needed.
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -29,38 +28,39 @@ int runVideo(const VideoArgs& a) {
 
   const std::unique_ptr<core::Simulation> simulation = makeSimulation(scenario, core::loadScenario(scenario, a.overrides));
   core::Simulation& sim = *simulation;
-  // Simulate only as far as the picture needs.
-  const double until = picture ? frame_time : std::min(o.end, sim.endTime());
   const bool bar = !quiet && isatty(fileno(stderr));
-  render::Recording recording(sim, static_cast<int>(std::min(2e5, until * sim.scenario().run.record_rate + 2)));
+  render::Recording recording(sim, static_cast<int>(std::min(2e5, std::min(o.end, sim.endTime()) * sim.scenario().run.record_rate + 2)));
   recording.append(sim);
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!sim.finished() && sim.time() < until - 1e-9) {
-    sim.step();
-    recording.append(sim);
-    if (bar) std::fprintf(stderr, "\rsimulating  t = %.2f / %.2f s ", sim.time(), until);
-  }
-  if (bar) std::fprintf(stderr, "\n");
-  const double simulate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!sim.failure().empty()) {
-    std::cerr << "grapple-cli: the simulation failed at t = " << sim.time() << " s: " << sim.failure()
-              << "; rendering what was recorded\n";
-  }
+  auto reportFailure = [&] {
+    if (!sim.failure().empty()) {
+      std::cerr << "grapple-cli: the simulation failed at t = " << sim.time() << " s: " << sim.failure()
+                << "; rendering what was recorded\n";
+    }
+  };
   try {
-    if (picture) {
+    if (picture) {  // simulated only as far as the picture needs
+      while (!sim.finished() && sim.time() < frame_time - 1e-9) {
+        sim.step();
+        recording.append(sim);
+        if (bar) std::fprintf(stderr, "\rsimulating  t = %.2f / %.2f s ", sim.time(), frame_time);
+      }
+      if (bar) std::fprintf(stderr, "\n");
+      reportFailure();
       render::exportScreenshot(sim.model(), sim.scenario(), recording, recording.rowAt(frame_time), o, out);
       if (!quiet) std::cout << "Picture   " << out << " (" << o.width << "x" << o.height << ", t = " << frame_time << " s)\n";
       return sim.failure().empty() ? 0 : 3;
     }
-    const render::VideoResult r = render::exportVideo(sim.model(), sim.scenario(), recording, o, out, [&](int done, int total) {
+    // The run simulated on a thread of its own while the frames are drawn.
+    const render::VideoResult r = render::simulateAndExportVideo(sim, recording, o, out, [&](int done, int total) {
       if (bar) std::fprintf(stderr, "\rrendering   frame %d / %d ", done, total);
       return true;
     });
     if (bar) std::fprintf(stderr, "\n");
+    reportFailure();
     if (!quiet) {
       std::cout << "Video     " << out << ": " << r.frames << " frames, " << o.width << "x" << o.height << " at "
                 << o.fps << " fps (" << r.frames / o.fps << " s of video)\n"
-                << "Wall time simulating " << simulate_s << " s, rendering and encoding " << r.seconds << " s ("
+                << "Wall time " << r.seconds << " s, simulating " << sim.time() << " s of the run meanwhile ("
                 << r.seconds / std::max(1, r.frames) * 1000 << " ms per frame)\n";
     }
   } catch (const std::runtime_error& e) {

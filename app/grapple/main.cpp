@@ -17,7 +17,6 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QSurfaceFormat>
 #include <QTimer>
 
 #include "core/io/scenario_yaml.hpp"
@@ -274,16 +273,6 @@ void startBenchmark(MainWindow& window, double seconds, Clock::time_point starte
   sample->start(seconds >= 60 ? 10000 : 2000);
 }
 
-// Debian's OSG is fixed-function GL: a compatibility profile.
-void setSurfaceFormat() {
-  QSurfaceFormat format;
-  format.setProfile(QSurfaceFormat::CompatibilityProfile);
-  format.setDepthBufferSize(24);
-  format.setStencilBufferSize(8);
-  if (qEnvironmentVariableIsSet("GRAPPLE_MSAA")) format.setSamples(qEnvironmentVariableIntValue("GRAPPLE_MSAA"));
-  QSurfaceFormat::setDefaultFormat(format);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -307,7 +296,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s", kNoDisplay);
     return 2;
   }
-  setSurfaceFormat();
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName("Grapple");
   QCoreApplication::setApplicationName("grapple");

@@ -133,6 +133,32 @@ class TestVideo : public QObject {
     QVERIFY(r.render(pose) == a);  // deterministic
     // Another camera, another picture.
     QVERIFY(r.render(render::presetCamera(scene, render::CameraPreset::kFollowEndEffector, 480.0 / 270)) != a);
+    // Resized (the application's view follows its widget): the frame a new renderer of that size
+    // draws; its BGRA frame (what the view paints) holds the same colours, bottom row first.
+    const render::CameraPose wide = render::presetCamera(scene, render::CameraPreset::kWholeScene, 320.0 / 120);
+    r.resize(320, 120);
+    render::OffscreenRenderer fresh(320, 120);
+    fresh.setScene(scene.root());
+    const std::vector<unsigned char> resized = r.render(wide);
+    QCOMPARE(int(resized.size()), 320 * 120 * 3);
+    QVERIFY(resized == fresh.render(wide));
+    std::vector<unsigned char> bgra;
+    r.renderCurrent(bgra, true);
+    bool same = int(bgra.size()) == 320 * 120 * 4;
+    for (int y = 0; same && y < 120; ++y) {
+      for (int x = 0; x < 320; ++x) {
+        const unsigned char* p = &bgra[(std::size_t(119 - y) * 320 + x) * 4];
+        const unsigned char* q = &resized[(std::size_t(y) * 320 + x) * 3];
+        same = same && p[2] == q[0] && p[1] == q[1] && p[0] == q[2];
+      }
+    }
+    QVERIFY(same);
+    // Multisampling where the driver has it (llvmpipe: 4 samples): the same picture, edges smoothed.
+    render::OffscreenRenderer smooth(480, 270, 4);
+    smooth.setScene(scene.root());
+    const std::vector<unsigned char> m = smooth.render(pose);
+    qInfo("multisampling: %d samples, mean |difference| from the frame without %.2f", smooth.samples(), meanAbsDifference(m, a));
+    QVERIFY(smooth.samples() == 0 ? m == a : (m != a && meanAbsDifference(m, a) < 3));
   }
 
   // The PNG decoded here from the specification (chunks and their CRCs, the IDATs inflated by
@@ -443,6 +469,38 @@ class TestVideo : public QObject {
     for (const auto& e : fs::directory_iterator(dir_.path().toStdString())) {
       QVERIFY2(e.path().filename().string().find("cancelled.mp4.") == std::string::npos, e.path().c_str());
     }
+  }
+
+  // The run simulated on its own thread while the frames are drawn (simulateAndExportVideo, what
+  // grapple-cli video does) gives the video that the finished recording gives, frame for frame
+  // (the decoded frames' MD5); a cancelled one leaves no file.
+  void simulatedWhileDrawnGivesTheSameVideo() {
+    render::VideoOptions o;
+    o.width = 160;
+    o.height = 120;
+    o.fps = 10;
+    o.start = 1;
+    const std::string after = file("after.mp4"), meanwhile = file("meanwhile.mp4");
+    QCOMPARE(render::exportVideo(run_->sim->model(), run_->sim->scenario(), *run_->recording, o, after).frames, 20);
+    core::Simulation sim(run_->loaded.scenario, run_->loaded.model);
+    render::Recording recording(sim);
+    QCOMPARE(render::simulateAndExportVideo(sim, recording, o, meanwhile).frames, 20);
+    QCOMPARE(recording.rows(), run_->recording->rows());  // simulated to the end (3 s), not further
+    auto md5 = [](const std::string& path) {
+      return execute("ffmpeg", {"-v", "error", "-i", QString::fromStdString(path), "-f", "md5", "-"}).second.trimmed();
+    };
+    const QString a = md5(after), b = md5(meanwhile);
+    qInfo("decoded frames: %s and %s", qPrintable(a), qPrintable(b));
+    QVERIFY(a.startsWith("MD5="));
+    QCOMPARE(b, a);
+    // Cancelled after 5 frames: the simulation's thread is stopped and joined (this returns).
+    core::Simulation sim2(run_->loaded.scenario, run_->loaded.model);
+    render::Recording recording2(sim2);
+    const std::string cancelled = file("meanwhile_cancelled.mp4");
+    const render::VideoResult r =
+        render::simulateAndExportVideo(sim2, recording2, o, cancelled, [](int done, int) { return done < 5; });
+    QVERIFY(r.cancelled);
+    QVERIFY(!fs::exists(cancelled));
   }
 
   void badRequestsAreRefusedWithTheReason() {
