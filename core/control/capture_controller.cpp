@@ -445,8 +445,9 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
   // One mass matrix and one bias vector serve the whole law: the block solution of the hybrid
   // dynamics, H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p (p: the prescribed coordinates,
   // f: the free ones — base translation, base rotation if not held, modes).
-  H_ = massMatrix(m, d, ctx.q);
-  h_ = nonlinearEffects(m, d, ctx.q, ctx.v, ctx.fext);
+  massMatrixAndBias(m, d, ctx.q, ctx.v, ctx.fext);
+  H_ = d.H;
+  h_ = d.h;
   // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
   // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q));
   // or, without feed-forward, the thesis' AOCS: a PD torque on a free bus.
@@ -563,9 +564,13 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
   // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
   t.ref = handTarget(ctx, ctx.t - plan_start_);
+  prepareDynamics(ctx);
+  // One kinematic pass serves the hand's position, velocity, Jacobian and b (its acceleration with
+  // the joints not accelerating, the free coordinates reacting: the drift of prepareDynamics).
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
-  forwardKinematics(m, d, q_r_, v_r_);
+  rigidEquivalent(m, ddq_, ddq0_);
+  forwardKinematics(m, d, q_r_, v_r_, ddq0_);
   t.r = framePose(m, d, ee_frame_).p;
   t.rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
   if (hand_rate_.active()) {
@@ -581,13 +586,9 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   for (const FlexibleBody& f : m.flex) J_.middleCols(f.idx_v, f.nf).setZero();
   const Matrix3 R_hand = framePose(m, d, ee_frame_).R;
   const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame_).tail<3>();
-
-  prepareDynamics(ctx);
-  // b: the hand's acceleration with the joints not accelerating; A = J_m - J_f H_ff⁻¹ H_fm: what
-  // the joints' accelerations add while the free coordinates react — the generalized Jacobian of
-  // a free-floating robot (Umetani & Yoshida), with the modes.
-  rigidEquivalent(m, ddq_, ddq0_);
-  forwardKinematics(m, d, q_r_, v_r_, ddq0_);
+  // b, and A = J_m - J_f H_ff⁻¹ H_fm: what the joints' accelerations add while the free
+  // coordinates react — the generalized Jacobian of a free-floating robot (Umetani & Yoshida),
+  // with the modes.
   const Vector6 b6 = pointAccelerationWorld(m, d, ee_frame_);
   t.b = b6.head<3>();
   pickCols(J_, joints_, A_);

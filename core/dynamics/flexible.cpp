@@ -176,45 +176,61 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   bottom += p1 + p2;
 }
 
-// Outward pass: placements, twists, accelerations (with a, or the velocity-product part when
-// a == nullptr), tip motions, and each body's extended wrench in d.flex[i].w (and M_f when
+// One body of the outward pass: its placement, twist, acceleration (with a, or the
+// velocity-product part when a == nullptr; a_world: the base's acceleration offset, -g) and tip
+// motions.
+void bodyMotion(const Model& m, Data& d, int i, const VectorXd& q, const VectorXd& v, const double* a,
+                const Vector6& a_world) {
+  const Joint& j = m.joint[i];
+  const int p = m.parent[i];
+  FlexWork& fw = d.flex[i];
+  updatePlacement(m, d, i, q);
+  const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
+  Vector6& t = d.t[i];
+  Vector6& acc = d.a[i];
+  if (p < 0) {
+    t = vJ;
+    acc = motionToChild(d.X_parent[i], a_world);
+  } else if (m.at_tip[i]) {
+    t = motionToChild(fw.X_EB, d.flex[p].t_E) + vJ;
+    acc = motionToChild(fw.X_EB, d.flex[p].a_E) + crossMotion(t, vJ);
+  } else {
+    t = motionToChild(d.X_parent[i], d.t[p]) + vJ;
+    acc = motionToChild(d.X_parent[i], d.a[p]) + crossMotion(t, vJ);
+  }
+  if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
+  if (jointSubspaceVaries(j.type)) {
+    acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
+  }
+  const FlexibleBody& fb = m.flex[i];
+  if (fb.has_tip && hasTipChildren(m, i)) {
+    updateTip(m, d, i, q);
+    fw.c_E = tipVelocityProduct(m, d, i, q, v);
+    const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
+    fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
+    fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
+    if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
+  }
+}
+
+Vector6 worldAcceleration(const Model& m) {
+  Vector6 a_world = Vector6::Zero();
+  a_world.head<3>() = -m.gravity_W;
+  return a_world;
+}
+
+// Outward pass: bodyMotion, and each body's extended wrench in d.flex[i].w (and M_f when
 // with_inertia).
 void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
              const BodyWrenches* fext, bool with_inertia) {
   d.factorized = false;
-  Vector6 a_world = Vector6::Zero();
-  a_world.head<3>() = -m.gravity_W;
+  const Vector6 a_world = worldAcceleration(m);
   for (int i = 0; i < m.nbodies; ++i) {
-    const Joint& j = m.joint[i];
-    const int p = m.parent[i];
+    bodyMotion(m, d, i, q, v, a, a_world);
     FlexWork& fw = d.flex[i];
-    updatePlacement(m, d, i, q);
-    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
-    Vector6& t = d.t[i];
-    Vector6& acc = d.a[i];
-    if (p < 0) {
-      t = vJ;
-      acc = motionToChild(d.X_parent[i], a_world);
-    } else if (m.at_tip[i]) {
-      t = motionToChild(fw.X_EB, d.flex[p].t_E) + vJ;
-      acc = motionToChild(fw.X_EB, d.flex[p].a_E) + crossMotion(t, vJ);
-    } else {
-      t = motionToChild(d.X_parent[i], d.t[p]) + vJ;
-      acc = motionToChild(d.X_parent[i], d.a[p]) + crossMotion(t, vJ);
-    }
-    if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
-    if (jointSubspaceVaries(j.type)) {
-      acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
-    }
     const FlexibleBody& fb = m.flex[i];
-    if (fb.has_tip && hasTipChildren(m, i)) {
-      updateTip(m, d, i, q);
-      fw.c_E = tipVelocityProduct(m, d, i, q, v);
-      const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
-      fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
-      fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
-      if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
-    }
+    const Vector6& t = d.t[i];
+    const Vector6& acc = d.a[i];
     // Extended wrench: the rigid body, then the modal terms.
     const Inertia& I = m.inertia[i];
     fw.w.head<6>() = I * acc + crossForce(t, I * t);
@@ -317,6 +333,18 @@ void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorX
       d.flex[i].t_E = motionToChild(d.flex[i].X_PE, d.t[i]) +
                       d.flex[i].S_E * v.segment(fb.idx_v, fb.nf);
     }
+  }
+}
+
+void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const VectorXd& a) {
+  detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
+  detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
+  d.factorized = false;
+  const Vector6 a_world = worldAcceleration(m);
+  for (int i = 0; i < m.nbodies; ++i) {
+    bodyMotion(m, d, i, q, v, a.data(), a_world);
+    const int p = m.parent[i];
+    d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
   }
 }
 
@@ -486,20 +514,11 @@ const VectorXd& hybridDynamics(const Model& m, Data& d, const VectorXd& q, const
   return d.tau;
 }
 
-const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
-  detail::checkSize(q.size(), m.nq, "q", "massMatrix");
-  const VectorXd& zero = d.flex_zero;
-  // M_f(δ) of each body (velocities are irrelevant to it).
-  placements(m, d, q);
-  for (int i = 0; i < m.nbodies; ++i) {
-    FlexWork& fw = d.flex[i];
-    if (m.flex[i].nf > 0) {
-      fw.w.setZero(6 + m.flex[i].nf);
-      flexTerms(m, i, Vector6::Zero(), Vector6::Zero(), q, zero, nullptr, fw.w, &fw.M);
-    } else {
-      fw.M = m.inertia_matrix[i];
-    }
-  }
+namespace {
+
+// The composite-body part of massMatrix, from the placements and each body's M_f(δ) in d.flex[i].M
+// (which it turns into the composite inertias).
+void compositeMassMatrix(const Model& m, Data& d) {
   for (int i = m.nbodies - 1; i > 0; --i) {
     inertiaToParent(m, d, i, Matrix6(d.flex[i].M.topLeftCorner<6, 6>()), d.flex[m.parent[i]].M);
   }
@@ -543,7 +562,35 @@ const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
     }
   }
   d.H.diagonal() += m.armature;
+}
+
+}  // namespace
+
+const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
+  detail::checkSize(q.size(), m.nq, "q", "massMatrix");
+  const VectorXd& zero = d.flex_zero;
+  // M_f(δ) of each body (velocities are irrelevant to it).
+  placements(m, d, q);
+  for (int i = 0; i < m.nbodies; ++i) {
+    FlexWork& fw = d.flex[i];
+    if (m.flex[i].nf > 0) {
+      fw.w.setZero(6 + m.flex[i].nf);
+      flexTerms(m, i, Vector6::Zero(), Vector6::Zero(), q, zero, nullptr, fw.w, &fw.M);
+    } else {
+      fw.M = m.inertia_matrix[i];
+    }
+  }
+  compositeMassMatrix(m, d);
   return d.H;
+}
+
+void massMatrixAndBias(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "massMatrixAndBias");
+  // The bias' outward pass makes the placements and each body's M_f(δ) on its way (M_f depends
+  // on δ only: the same matrices massMatrix makes).
+  outward(m, d, q, v, nullptr, fext, true);
+  inward(m, d, d.h);
+  compositeMassMatrix(m, d);
 }
 
 double kineticEnergy(const Model& m, Data& d, const VectorXd& q, const VectorXd& v) {

@@ -35,12 +35,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
   if (m.hasMimicJoints()) return mimic::forwardKinematics(m, d, q, v, a);
   detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
-  if (m.hasFlexibleBodies()) {
-    // The body accelerations of the flexible recursion (inverse dynamics computes them).
-    general::inverseDynamics(m, d, q, v, a, nullptr);
-    for (int i = 0; i < m.nbodies; ++i) d.X_world[i] = m.parent[i] < 0 ? d.X_parent[i] : d.X_world[m.parent[i]] * d.X_parent[i];
-    return;
-  }
+  if (m.hasFlexibleBodies()) return general::forwardKinematics(m, d, q, v, a);
   forwardKinematics(m, d, q, v);
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
