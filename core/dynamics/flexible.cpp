@@ -176,61 +176,46 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   bottom += p1 + p2;
 }
 
-// One body of the outward pass: its placement, twist, acceleration (with a, or the
-// velocity-product part when a == nullptr; a_world: the base's acceleration offset, -g) and tip
-// motions.
-void bodyMotion(const Model& m, Data& d, int i, const VectorXd& q, const VectorXd& v, const double* a,
-                const Vector6& a_world) {
-  const Joint& j = m.joint[i];
-  const int p = m.parent[i];
-  FlexWork& fw = d.flex[i];
-  updatePlacement(m, d, i, q);
-  const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
-  Vector6& t = d.t[i];
-  Vector6& acc = d.a[i];
-  if (p < 0) {
-    t = vJ;
-    acc = motionToChild(d.X_parent[i], a_world);
-  } else if (m.at_tip[i]) {
-    t = motionToChild(fw.X_EB, d.flex[p].t_E) + vJ;
-    acc = motionToChild(fw.X_EB, d.flex[p].a_E) + crossMotion(t, vJ);
-  } else {
-    t = motionToChild(d.X_parent[i], d.t[p]) + vJ;
-    acc = motionToChild(d.X_parent[i], d.a[p]) + crossMotion(t, vJ);
-  }
-  if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
-  if (jointSubspaceVaries(j.type)) {
-    acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
-  }
-  const FlexibleBody& fb = m.flex[i];
-  if (fb.has_tip && hasTipChildren(m, i)) {
-    updateTip(m, d, i, q);
-    fw.c_E = tipVelocityProduct(m, d, i, q, v);
-    const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
-    fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
-    fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
-    if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
-  }
-}
-
-Vector6 worldAcceleration(const Model& m) {
+// Outward pass: placements, twists, accelerations (with a, or the velocity-product part when
+// a == nullptr; the base's offset by -g), tip motions, and unless motion_only each body's extended
+// wrench in d.flex[i].w (and M_f when with_inertia).
+void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
+             const BodyWrenches* fext, bool with_inertia, bool motion_only = false) {
+  d.factorized = false;
   Vector6 a_world = Vector6::Zero();
   a_world.head<3>() = -m.gravity_W;
-  return a_world;
-}
-
-// Outward pass: bodyMotion, and each body's extended wrench in d.flex[i].w (and M_f when
-// with_inertia).
-void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
-             const BodyWrenches* fext, bool with_inertia) {
-  d.factorized = false;
-  const Vector6 a_world = worldAcceleration(m);
   for (int i = 0; i < m.nbodies; ++i) {
-    bodyMotion(m, d, i, q, v, a, a_world);
+    const Joint& j = m.joint[i];
+    const int p = m.parent[i];
     FlexWork& fw = d.flex[i];
+    updatePlacement(m, d, i, q);
+    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
+    Vector6& t = d.t[i];
+    Vector6& acc = d.a[i];
+    if (p < 0) {
+      t = vJ;
+      acc = motionToChild(d.X_parent[i], a_world);
+    } else if (m.at_tip[i]) {
+      t = motionToChild(fw.X_EB, d.flex[p].t_E) + vJ;
+      acc = motionToChild(fw.X_EB, d.flex[p].a_E) + crossMotion(t, vJ);
+    } else {
+      t = motionToChild(d.X_parent[i], d.t[p]) + vJ;
+      acc = motionToChild(d.X_parent[i], d.a[p]) + crossMotion(t, vJ);
+    }
+    if (a != nullptr) acc += detail::jointMotion(j, d.S[i], a + j.idx_v);
+    if (jointSubspaceVaries(j.type)) {
+      acc += jointVelocityProduct(j, q.data() + j.idx_q, v.data() + j.idx_v);
+    }
     const FlexibleBody& fb = m.flex[i];
-    const Vector6& t = d.t[i];
-    const Vector6& acc = d.a[i];
+    if (fb.has_tip && hasTipChildren(m, i)) {
+      updateTip(m, d, i, q);
+      fw.c_E = tipVelocityProduct(m, d, i, q, v);
+      const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
+      fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
+      fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
+      if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
+    }
+    if (motion_only) continue;
     // Extended wrench: the rigid body, then the modal terms.
     const Inertia& I = m.inertia[i];
     fw.w.head<6>() = I * acc + crossForce(t, I * t);
@@ -339,10 +324,8 @@ void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorX
 void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const VectorXd& a) {
   detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
   detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
-  d.factorized = false;
-  const Vector6 a_world = worldAcceleration(m);
+  outward(m, d, q, v, a.data(), nullptr, false, true);
   for (int i = 0; i < m.nbodies; ++i) {
-    bodyMotion(m, d, i, q, v, a.data(), a_world);
     const int p = m.parent[i];
     d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
   }
@@ -522,41 +505,51 @@ void compositeMassMatrix(const Model& m, Data& d) {
   for (int i = m.nbodies - 1; i > 0; --i) {
     inertiaToParent(m, d, i, Matrix6(d.flex[i].M.topLeftCorner<6, 6>()), d.flex[m.parent[i]].M);
   }
-  // H(i, i) = Pᵀ M̂ P; F = M̂ P carried to each ancestor, H(j, i) = P_jᵀ F.
+  // H(i, i) = Pᵀ M̂ P; F = M̂ P carried to each ancestor, H(j, i) = P_jᵀ F. Column by column,
+  // only F's twist rows travel (Vector6); the modal rows a flexible ancestor p sees are S_Eᵀ f_E,
+  // written straight into H.
   d.H.setZero();
+  double pr[kMaxExt];
   for (int i = m.nbodies - 1; i >= 0; --i) {
     const int dof = jointDofs(m, i);
     if (dof == 0) continue;
     const Joint& ji = m.joint[i];
-    const int nfi = m.flex[i].nf;
+    const ExtMatrix& M = d.flex[i].M;
+    const int nfi = m.flex[i].nf, fi = m.flex[i].idx_v;
     // the columns of body i: joint DOFs then modes
     for (int c = 0; c < dof; ++c) {
-      const int col = c < ji.nv ? ji.idx_v + c : m.flex[i].idx_v + (c - ji.nv);
-      ExtVector e = ExtVector::Zero(6 + nfi);  // P_i e_c
-      if (c < ji.nv) e.head<6>() = ji.nv == 6 ? Vector6(Vector6::Unit(c)) : Vector6(d.S[i].col(c));
-      else e[6 + (c - ji.nv)] = 1;
-      ExtVector F = d.flex[i].M * e;
+      const int col = c < ji.nv ? ji.idx_v + c : fi + (c - ji.nv);
+      // F = M̂ P_i e_c: a column of M̂ for a unit joint axis or a mode
+      const int unit = c >= ji.nv ? 6 + (c - ji.nv) : ji.nv == 6 ? c : ji.nv == 1 ? detail::unitAxisIndex(ji.type) : -1;
+      ExtVector F(6 + nfi);
+      if (unit >= 0) F = M.col(unit);
+      else F.noalias() = M.leftCols<6>() * d.S[i].col(c);
       // diagonal block
-      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1> pr(dof);
-      project(m, d, i, F, pr.data(), pr.data() + ji.nv);
-      for (int r = 0; r < dof; ++r) {
-        const int row = r < ji.nv ? ji.idx_v + r : m.flex[i].idx_v + (r - ji.nv);
-        d.H(row, col) = pr[r];
-      }
+      detail::jointProject(ji, d.S[i], Vector6(F.head<6>()), pr);
+      for (int r = 0; r < ji.nv; ++r) d.H(ji.idx_v + r, col) = pr[r];
+      for (int r = 0; r < nfi; ++r) d.H(fi + r, col) = F[6 + r];
       // ancestors
+      Vector6 f = F.head<6>();
       for (int ch = i, p = m.parent[i]; p >= 0; ch = p, p = m.parent[p]) {
-        ExtVector Fp = ExtVector::Zero(6 + m.flex[p].nf);
-        wrenchToParent(m, d, ch, Vector6(F.head<6>()), Fp);
-        F = Fp;
-        const int dp = jointDofs(m, p);
-        if (dp == 0) continue;
-        Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1> pp(dp);
-        project(m, d, p, F, pp.data(), pp.data() + m.joint[p].nv);
-        for (int r = 0; r < dp; ++r) {
-          const int row = r < m.joint[p].nv ? m.joint[p].idx_v + r
-                                            : m.flex[p].idx_v + (r - m.joint[p].nv);
-          d.H(row, col) = pp[r];
-          d.H(col, row) = pp[r];
+        const Joint& jp = m.joint[p];
+        if (m.at_tip[ch]) {
+          const FlexWork& P = d.flex[p];
+          const Vector6 f_E = forceToParent(d.flex[ch].X_EB, f);
+          f = forceToParent(P.X_PE, f_E);
+          const int fp = m.flex[p].idx_v;
+          for (int r = 0; r < m.flex[p].nf; ++r) {
+            const double h = P.S_E.col(r).dot(f_E);
+            d.H(fp + r, col) = h;
+            d.H(col, fp + r) = h;
+          }
+        } else {
+          f = forceToParent(d.X_parent[ch], f);
+        }
+        if (jp.nv == 0) continue;
+        detail::jointProject(jp, d.S[p], f, pr);
+        for (int r = 0; r < jp.nv; ++r) {
+          d.H(jp.idx_v + r, col) = pr[r];
+          d.H(col, jp.idx_v + r) = pr[r];
         }
       }
     }
