@@ -96,6 +96,36 @@ class TestControlDynamics : public QObject {
     }
   }
 
+  // The damped pseudo-inverse skips its SVD when a Cholesky factorization certifies σ above the
+  // threshold: the same result to the last bit as with the SVD (forced by asking for σ), for σ on
+  // both sides of the threshold and within 10⁻⁹ of it, and for wide (3 x 6, 5 x 6) and square A.
+  void DampedPseudoInverse_CertificateGivesTheSvdsResult() {
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const double eps = 0.05, damping = 0.05;
+    int skipped = 0, damped = 0;
+    for (int rows : {3, 5, 6}) {
+      for (double ratio : {0.3, 0.9, 1 - 1e-9, 1.0, 1 + 1e-9, 1.001, 1.5, 40.0}) {
+        // A = U diag(σ) Vᵀ with σ_min = ratio ε
+        const Eigen::JacobiSVD<MatrixXd> uv(MatrixXd::NullaryExpr(rows, 6, [&] { return u(rng); }),
+                                            Eigen::ComputeFullU | Eigen::ComputeFullV);
+        VectorXd s(rows);
+        for (int k = 0; k < rows; ++k) s[k] = 2.0 + k;
+        s[rows - 1] = ratio * eps;
+        const MatrixXd A = uv.matrixU() * s.asDiagonal() * uv.matrixV().leftCols(rows).transpose();
+        PseudoInverseWork w1, w2;
+        MatrixXd fast, svd;
+        double sigma = 0;
+        dampedPseudoInverse(A, damping, eps, w1, fast);
+        dampedPseudoInverse(A, damping, eps, w2, svd, &sigma);
+        QVERIFY2(fast == svd, qPrintable(QString("%1 rows, sigma/eps %2").arg(rows).arg(ratio)));
+        skipped += w1.certificate.info() == Eigen::Success;
+        damped += sigma < eps;
+      }
+    }
+    QVERIFY(skipped >= 6 && damped >= 6);  // both paths taken
+  }
+
   // The capture law (resolved acceleration, bus attitude held: grasp_rigid.yaml's) against the
   // same law computed densely from its equations (see CaptureController): torques and accelerations.
   void CaptureLaw_MatchesDenseComputation_data() {
