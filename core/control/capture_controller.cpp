@@ -571,7 +571,7 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
   rigidEquivalent(m, ddq_, ddq0_);
-  forwardKinematics(m, d, q_r_, v_r_, ddq0_);
+  forwardKinematicsToBody(m, d, q_r_, v_r_, ddq0_, m.frames[static_cast<std::size_t>(ee_frame_)].body);
   t.r = framePose(m, d, ee_frame_).p;
   t.rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
   if (hand_rate_.active()) {

@@ -176,15 +176,23 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   bottom += p1 + p2;
 }
 
+// Whether body i is on the path from the root to body b (b itself included).
+bool onPath(const Model& m, int i, int b) {
+  while (b > i) b = m.parent[b];  // (a parent's index is below its child's)
+  return b == i;
+}
+
 // Outward pass: placements, twists, accelerations (with a, or the velocity-product part when
 // a == nullptr; the base's offset by -g), tip motions, and unless motion_only each body's extended
-// wrench in d.flex[i].w (and M_f when with_inertia).
+// wrench in d.flex[i].w (and M_f when with_inertia). With path_end >= 0: only the bodies on the
+// path from the root to path_end (motion_only).
 void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
-             const BodyWrenches* fext, bool with_inertia, bool motion_only = false) {
+             const BodyWrenches* fext, bool with_inertia, bool motion_only = false, int path_end = -1) {
   d.factorized = false;
   Vector6 a_world = Vector6::Zero();
   a_world.head<3>() = -m.gravity_W;
   for (int i = 0; i < m.nbodies; ++i) {
+    if (path_end >= 0 && !onPath(m, i, path_end)) continue;
     const Joint& j = m.joint[i];
     const int p = m.parent[i];
     FlexWork& fw = d.flex[i];
@@ -321,11 +329,12 @@ void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorX
   }
 }
 
-void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const VectorXd& a) {
+void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const VectorXd& a, int body) {
   detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
   detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
-  outward(m, d, q, v, a.data(), nullptr, false, true);
+  outward(m, d, q, v, a.data(), nullptr, false, true, body);
   for (int i = 0; i < m.nbodies; ++i) {
+    if (body >= 0 && !onPath(m, i, body)) continue;
     const int p = m.parent[i];
     d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
   }

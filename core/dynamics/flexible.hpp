@@ -23,9 +23,10 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q)
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v);
 // Also the body accelerations (data.a, the base's offset by -g as in inverseDynamics) and the
-// tip accelerations: the motion half of inverseDynamics' outward pass.
+// tip accelerations: the motion half of inverseDynamics' outward pass. With body >= 0, only the
+// bodies on the path from the root to it.
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
-                       const Eigen::VectorXd& v, const Eigen::VectorXd& a);
+                       const Eigen::VectorXd& v, const Eigen::VectorXd& a, int body = -1);
 
 const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& a,
