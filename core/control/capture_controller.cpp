@@ -445,8 +445,10 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
   // One mass matrix and one bias vector serve the whole law: the block solution of the hybrid
   // dynamics, H_ff q̈_f = x_f - h_f - H_fp x_p, τ_p = H_p· q̈ + h_p (p: the prescribed coordinates,
   // f: the free ones — base translation, base rotation if not held, modes).
-  H_ = massMatrix(m, d, ctx.q);
-  h_ = nonlinearEffects(m, d, ctx.q, ctx.v, ctx.fext);
+  // (H and h stay in ctx.data for the rest of the call: nothing after this recomputes them.)
+  massMatrixAndBias(m, d, ctx.q, ctx.v, ctx.fext);
+  const Eigen::MatrixXd& H = d.H;
+  const Eigen::VectorXd& h = d.h;
   // Base attitude (free-floating base): its angular acceleration prescribed, α = -kp e - kd ω in
   // base axes, e the rotation vector from the held attitude (small-angle: 2 sign(w) vec(Q_ref⁻¹ Q));
   // or, without feed-forward, the thesis' AOCS: a PD torque on a free bus.
@@ -454,7 +456,7 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
   if (attitude_.prescribes()) {
     attitude_.prescribe(ctx, x_);
   } else if (attitude_.active()) {
-    attitude_.torque(ctx, H_, x_);
+    attitude_.torque(ctx, H, x_);
     ctx.tau.segment<3>(3) = x_.segment<3>(3);
   }
   for (int k : joints_) x_[k] = 0;
@@ -464,16 +466,16 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
   if (!free_.empty()) {
     // (The blocks are copied into the scratch: Eigen's indexed views would copy their index
     // lists, and products of them make temporaries.)
-    pick(H_, free_, free_, Hff_);
+    pick(H, free_, free_, Hff_);
     llt_.compute(Hff_);
-    pick(H_, free_, joints_, Hfm_);
+    pick(H, free_, joints_, Hfm_);
     react_ = llt_.solve(Hfm_);
-    pick(H_, free_, prescribed_, Hfp_);
+    pick(H, free_, prescribed_, Hfp_);
     pick(x_, prescribed_, xp_);
     rhs_.noalias() = Hfp_ * xp_;
     for (std::size_t k = 0; k < free_.size(); ++k) {
       const auto i = static_cast<Eigen::Index>(k);
-      rhs_[i] = x_[free_[k]] - h_[free_[k]] - rhs_[i];
+      rhs_[i] = x_[free_[k]] - h[free_[k]] - rhs_[i];
     }
     llt_.solveInPlace(rhs_);
     place(rhs_, free_, ddq_);
@@ -490,10 +492,10 @@ void CaptureController::applyJointAccelerations(ControlContext& ctx, const Eigen
     for (std::size_t k = 0; k < free_.size(); ++k) ddq_[free_[k]] -= reaction_[static_cast<Eigen::Index>(k)];
   }
   tau_full_.setZero(m.nv);
-  pickRows(H_, prescribed_, Hp_);
+  pickRows(ctx.data.H, prescribed_, Hp_);
   tp_.noalias() = Hp_ * ddq_;
   for (std::size_t k = 0; k < prescribed_.size(); ++k) {
-    tau_full_[prescribed_[k]] = tp_[static_cast<Eigen::Index>(k)] + h_[prescribed_[k]];
+    tau_full_[prescribed_[k]] = tp_[static_cast<Eigen::Index>(k)] + ctx.data.h[prescribed_[k]];
   }
   for (int k : joints_) ctx.tau[k] = tau_full_[k];
   ctx.ddq = &ddq_;
@@ -563,9 +565,13 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   // make the joints chase the elastic deflection (a non-minimum-phase output, the instability of
   // the thesis' flexible closed loop); the deflection is left to the modes' own damping.
   t.ref = handTarget(ctx, ctx.t - plan_start_);
+  prepareDynamics(ctx);
+  // One kinematic pass serves the hand's position, velocity, Jacobian and b (its acceleration with
+  // the joints not accelerating, the free coordinates reacting: the drift of prepareDynamics).
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
-  forwardKinematics(m, d, q_r_, v_r_);
+  rigidEquivalent(m, ddq_, ddq0_);
+  forwardKinematicsToBody(m, d, q_r_, v_r_, ddq0_, m.frames[static_cast<std::size_t>(ee_frame_)].body);
   t.r = framePose(m, d, ee_frame_).p;
   t.rd = pointVelocityWorld(m, d, ee_frame_).head<3>();
   if (hand_rate_.active()) {
@@ -581,13 +587,9 @@ CaptureController::HandTask CaptureController::handTask(ControlContext& ctx) {
   for (const FlexibleBody& f : m.flex) J_.middleCols(f.idx_v, f.nf).setZero();
   const Matrix3 R_hand = framePose(m, d, ee_frame_).R;
   const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame_).tail<3>();
-
-  prepareDynamics(ctx);
-  // b: the hand's acceleration with the joints not accelerating; A = J_m - J_f H_ff⁻¹ H_fm: what
-  // the joints' accelerations add while the free coordinates react — the generalized Jacobian of
-  // a free-floating robot (Umetani & Yoshida), with the modes.
-  rigidEquivalent(m, ddq_, ddq0_);
-  forwardKinematics(m, d, q_r_, v_r_, ddq0_);
+  // b, and A = J_m - J_f H_ff⁻¹ H_fm: what the joints' accelerations add while the free
+  // coordinates react — the generalized Jacobian of a free-floating robot (Umetani & Yoshida),
+  // with the modes.
   const Vector6 b6 = pointAccelerationWorld(m, d, ee_frame_);
   t.b = b6.head<3>();
   pickCols(J_, joints_, A_);
@@ -635,7 +637,7 @@ void CaptureController::transposeJacobian(ControlContext& ctx, const HandTask& t
   const Eigen::VectorXd tau_m = A_.transpose() * F;  // (this law and the reactionless ones allocate)
   for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(joints_.size()); ++k) {
     const int i = joints_[k];
-    ctx.tau[i] = tau_m[k] - c.posture_kd * H_(i, i) * ctx.v[i];
+    ctx.tau[i] = tau_m[k] - c.posture_kd * ctx.data.H(i, i) * ctx.v[i];
   }
   holdBusUnderJointTorques(ctx);
 }
@@ -725,7 +727,7 @@ void CaptureController::jointPd(ControlContext& ctx, const PointKinematics& ref,
   const auto nj = static_cast<Eigen::Index>(joints_.size());
   const bool centralized = c.arm_pd == ArmPd::kCentralized;
   if (kp_.size() == 0) {
-    d0_ = H_(joints_, joints_);
+    d0_ = ctx.data.H(joints_, joints_);
     // Defaults (captureJointGains). Decentralized: the thesis' rigid multi-model synthesis (Table
     // 8.2, "Multi"), the one complete set it prints. Table 9.1 lists proportional gains only (157,
     // 471, 198, 84, 76, 0.002); with them and critically damped Kd the hand lags the plan by 6.7 cm

@@ -126,8 +126,8 @@ class CaptureController final : public Controller {
   // bus held.
   void holdJoints(ControlContext& ctx, const Eigen::VectorXd& qd, const Eigen::VectorXd& vd,
                   const Eigen::VectorXd& ad);
-  // H_, h_, the bus' prescribed acceleration in x_, and the free coordinates' reaction to the
-  // joints (react_) and acceleration with the joints at rest (in ddq_).
+  // H and h (in ctx.data), the bus' prescribed acceleration in x_, and the free coordinates'
+  // reaction to the joints (react_) and acceleration with the joints at rest (in ddq_).
   void prepareDynamics(ControlContext& ctx);
   // The torques that give the joints ddqm (and the bus its held motion), into ctx.
   void applyJointAccelerations(ControlContext& ctx, const Eigen::VectorXd& ddqm);
@@ -190,9 +190,9 @@ class CaptureController final : public Controller {
   Eigen::VectorXd rolled_;           // joint_pd's roll-off: the filtered torques at t_rolled_
   double t_rolled_ = NAN;            //   (NaN: the next sample starts the filter)
   // Scratch, sized by the first calls: the law's calls then allocate nothing.
-  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, h_, tau_full_, unit_, qm_, vm_;
+  Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, tau_full_, unit_, qm_, vm_;
   Eigen::VectorXd rhs_, xp_, reaction_, tp_, posture_pull_, ddqm_, zero_joints_, qd_, vd_, ad_, dq_, rate_;
-  Eigen::MatrixXd H_, react_, Hff_, Hfp_, Hfm_, Hp_, J_, Jf_, Apinv_;
+  Eigen::MatrixXd react_, Hff_, Hfp_, Hfm_, Hp_, J_, Jf_, Apinv_;
   Eigen::MatrixXd A_task_;  // the hand's task with its pointing rows (capture.align)
   Eigen::LLT<Eigen::MatrixXd> llt_, llt_post_;
   Eigen::MatrixXd A_;

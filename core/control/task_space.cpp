@@ -4,16 +4,38 @@
 
 namespace grapple::core {
 
+namespace {
+
+// Whether σ, the least singular value of A, is certainly above ε: A Aᵀ - (ε² + margin) I has a
+// Cholesky factor (σ² is the least eigenvalue of A Aᵀ). The margin, 10⁻⁶ ε² and 10⁻¹² tr(A Aᵀ),
+// stands far above the round-off of this test (backward error ~ r ε_mach ‖A Aᵀ‖) and of the SVD's
+// σ (~ ε_mach σ_max), so that when it holds the SVD would find σ ≥ ε too.
+bool clearlyAboveThreshold(PseudoInverseWork& w, double threshold) {
+  if (threshold <= 0) return true;
+  const double margin = 1e-6 * threshold * threshold + 1e-12 * w.AAt.trace();
+  w.shifted = w.AAt;
+  w.shifted.diagonal().array() -= threshold * threshold + margin;
+  w.certificate.compute(w.shifted);
+  return w.certificate.info() == Eigen::Success;
+}
+
+}  // namespace
+
 void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& w,
                          Eigen::MatrixXd& out, double* sigma) {
   const auto r = A.rows(), c = A.cols();
-  if (w.svd.rows() != r || w.svd.cols() != c) w.svd = Eigen::JacobiSVD<Eigen::MatrixXd>(r, c);
-  w.svd.compute(A);
-  const double s = w.svd.singularValues().minCoeff();
-  if (sigma) *sigma = s;
-  const double lambda2 = s < threshold ? damping * damping * (1 - (s / threshold) * (s / threshold)) : 0.0;
   w.AAt.resize(r, r);
   w.AAt.noalias() = A * A.transpose();
+  // The damping needs σ only below the threshold: above it (certified cheaply) the SVD is skipped,
+  // λ² = 0 as it would have given.
+  double lambda2 = 0.0;
+  if (w.svd.rows() != r || w.svd.cols() != c) w.svd = Eigen::JacobiSVD<Eigen::MatrixXd>(r, c);
+  if (sigma != nullptr || !clearlyAboveThreshold(w, threshold)) {
+    w.svd.compute(A);
+    const double s = w.svd.singularValues().minCoeff();
+    if (sigma) *sigma = s;
+    lambda2 = s < threshold ? damping * damping * (1 - (s / threshold) * (s / threshold)) : 0.0;
+  }
   w.AAt.diagonal().array() += lambda2;
   w.ldlt.compute(w.AAt);
   w.inv.setIdentity(r, r);

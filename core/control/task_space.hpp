@@ -24,8 +24,9 @@ Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, do
 // same result to the last bit.
 struct PseudoInverseWork {
   Eigen::JacobiSVD<Eigen::MatrixXd> svd;
-  Eigen::MatrixXd AAt, inv;
+  Eigen::MatrixXd AAt, inv, shifted;
   Eigen::LDLT<Eigen::MatrixXd> ldlt;
+  Eigen::LLT<Eigen::MatrixXd> certificate;  // of A Aᵀ - ε² I: σ above the threshold (the SVD skipped)
 };
 void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& work,
                          Eigen::MatrixXd& out, double* sigma = nullptr);

@@ -176,15 +176,23 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   bottom += p1 + p2;
 }
 
+// Whether body i is on the path from the root to body b (b itself included).
+bool onPath(const Model& m, int i, int b) {
+  while (b > i) b = m.parent[b];  // (a parent's index is below its child's)
+  return b == i;
+}
+
 // Outward pass: placements, twists, accelerations (with a, or the velocity-product part when
-// a == nullptr), tip motions, and each body's extended wrench in d.flex[i].w (and M_f when
-// with_inertia).
+// a == nullptr; the base's offset by -g), tip motions, and unless motion_only each body's extended
+// wrench in d.flex[i].w (and M_f when with_inertia). With path_end >= 0: only the bodies on the
+// path from the root to path_end (motion_only).
 void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const double* a,
-             const BodyWrenches* fext, bool with_inertia) {
+             const BodyWrenches* fext, bool with_inertia, bool motion_only = false, int path_end = -1) {
   d.factorized = false;
   Vector6 a_world = Vector6::Zero();
   a_world.head<3>() = -m.gravity_W;
   for (int i = 0; i < m.nbodies; ++i) {
+    if (path_end >= 0 && !onPath(m, i, path_end)) continue;
     const Joint& j = m.joint[i];
     const int p = m.parent[i];
     FlexWork& fw = d.flex[i];
@@ -215,6 +223,7 @@ void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, cons
       fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
       if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
     }
+    if (motion_only) continue;
     // Extended wrench: the rigid body, then the modal terms.
     const Inertia& I = m.inertia[i];
     fw.w.head<6>() = I * acc + crossForce(t, I * t);
@@ -317,6 +326,17 @@ void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorX
       d.flex[i].t_E = motionToChild(d.flex[i].X_PE, d.t[i]) +
                       d.flex[i].S_E * v.segment(fb.idx_v, fb.nf);
     }
+  }
+}
+
+void forwardKinematics(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const VectorXd& a, int body) {
+  detail::checkSize(q.size(), m.nq, "q", "forwardKinematics");
+  detail::checkSize(v.size(), m.nv, "v", "forwardKinematics");
+  outward(m, d, q, v, a.data(), nullptr, false, true, body);
+  for (int i = 0; i < m.nbodies; ++i) {
+    if (body >= 0 && !onPath(m, i, body)) continue;
+    const int p = m.parent[i];
+    d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
   }
 }
 
@@ -486,6 +506,68 @@ const VectorXd& hybridDynamics(const Model& m, Data& d, const VectorXd& q, const
   return d.tau;
 }
 
+namespace {
+
+// The composite-body part of massMatrix, from the placements and each body's M_f(δ) in d.flex[i].M
+// (which it turns into the composite inertias).
+void compositeMassMatrix(const Model& m, Data& d) {
+  for (int i = m.nbodies - 1; i > 0; --i) {
+    inertiaToParent(m, d, i, Matrix6(d.flex[i].M.topLeftCorner<6, 6>()), d.flex[m.parent[i]].M);
+  }
+  // H(i, i) = Pᵀ M̂ P; F = M̂ P carried to each ancestor, H(j, i) = P_jᵀ F. Column by column,
+  // only F's twist rows travel (Vector6); the modal rows a flexible ancestor p sees are S_Eᵀ f_E,
+  // written straight into H.
+  d.H.setZero();
+  double pr[kMaxExt];
+  for (int i = m.nbodies - 1; i >= 0; --i) {
+    const int dof = jointDofs(m, i);
+    if (dof == 0) continue;
+    const Joint& ji = m.joint[i];
+    const ExtMatrix& M = d.flex[i].M;
+    const int nfi = m.flex[i].nf, fi = m.flex[i].idx_v;
+    // the columns of body i: joint DOFs then modes
+    for (int c = 0; c < dof; ++c) {
+      const int col = c < ji.nv ? ji.idx_v + c : fi + (c - ji.nv);
+      // F = M̂ P_i e_c: a column of M̂ for a unit joint axis or a mode
+      const int unit = c >= ji.nv ? 6 + (c - ji.nv) : ji.nv == 6 ? c : ji.nv == 1 ? detail::unitAxisIndex(ji.type) : -1;
+      ExtVector F(6 + nfi);
+      if (unit >= 0) F = M.col(unit);
+      else F.noalias() = M.leftCols<6>() * d.S[i].col(c);
+      // diagonal block
+      detail::jointProject(ji, d.S[i], Vector6(F.head<6>()), pr);
+      for (int r = 0; r < ji.nv; ++r) d.H(ji.idx_v + r, col) = pr[r];
+      for (int r = 0; r < nfi; ++r) d.H(fi + r, col) = F[6 + r];
+      // ancestors
+      Vector6 f = F.head<6>();
+      for (int ch = i, p = m.parent[i]; p >= 0; ch = p, p = m.parent[p]) {
+        const Joint& jp = m.joint[p];
+        if (m.at_tip[ch]) {
+          const FlexWork& P = d.flex[p];
+          const Vector6 f_E = forceToParent(d.flex[ch].X_EB, f);
+          f = forceToParent(P.X_PE, f_E);
+          const int fp = m.flex[p].idx_v;
+          for (int r = 0; r < m.flex[p].nf; ++r) {
+            const double h = P.S_E.col(r).dot(f_E);
+            d.H(fp + r, col) = h;
+            d.H(col, fp + r) = h;
+          }
+        } else {
+          f = forceToParent(d.X_parent[ch], f);
+        }
+        if (jp.nv == 0) continue;
+        detail::jointProject(jp, d.S[p], f, pr);
+        for (int r = 0; r < jp.nv; ++r) {
+          d.H(jp.idx_v + r, col) = pr[r];
+          d.H(col, jp.idx_v + r) = pr[r];
+        }
+      }
+    }
+  }
+  d.H.diagonal() += m.armature;
+}
+
+}  // namespace
+
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
   detail::checkSize(q.size(), m.nq, "q", "massMatrix");
   const VectorXd& zero = d.flex_zero;
@@ -500,50 +582,17 @@ const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const VectorXd& q) {
       fw.M = m.inertia_matrix[i];
     }
   }
-  for (int i = m.nbodies - 1; i > 0; --i) {
-    inertiaToParent(m, d, i, Matrix6(d.flex[i].M.topLeftCorner<6, 6>()), d.flex[m.parent[i]].M);
-  }
-  // H(i, i) = Pᵀ M̂ P; F = M̂ P carried to each ancestor, H(j, i) = P_jᵀ F.
-  d.H.setZero();
-  for (int i = m.nbodies - 1; i >= 0; --i) {
-    const int dof = jointDofs(m, i);
-    if (dof == 0) continue;
-    const Joint& ji = m.joint[i];
-    const int nfi = m.flex[i].nf;
-    // the columns of body i: joint DOFs then modes
-    for (int c = 0; c < dof; ++c) {
-      const int col = c < ji.nv ? ji.idx_v + c : m.flex[i].idx_v + (c - ji.nv);
-      ExtVector e = ExtVector::Zero(6 + nfi);  // P_i e_c
-      if (c < ji.nv) e.head<6>() = ji.nv == 6 ? Vector6(Vector6::Unit(c)) : Vector6(d.S[i].col(c));
-      else e[6 + (c - ji.nv)] = 1;
-      ExtVector F = d.flex[i].M * e;
-      // diagonal block
-      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1> pr(dof);
-      project(m, d, i, F, pr.data(), pr.data() + ji.nv);
-      for (int r = 0; r < dof; ++r) {
-        const int row = r < ji.nv ? ji.idx_v + r : m.flex[i].idx_v + (r - ji.nv);
-        d.H(row, col) = pr[r];
-      }
-      // ancestors
-      for (int ch = i, p = m.parent[i]; p >= 0; ch = p, p = m.parent[p]) {
-        ExtVector Fp = ExtVector::Zero(6 + m.flex[p].nf);
-        wrenchToParent(m, d, ch, Vector6(F.head<6>()), Fp);
-        F = Fp;
-        const int dp = jointDofs(m, p);
-        if (dp == 0) continue;
-        Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxExt, 1> pp(dp);
-        project(m, d, p, F, pp.data(), pp.data() + m.joint[p].nv);
-        for (int r = 0; r < dp; ++r) {
-          const int row = r < m.joint[p].nv ? m.joint[p].idx_v + r
-                                            : m.flex[p].idx_v + (r - m.joint[p].nv);
-          d.H(row, col) = pp[r];
-          d.H(col, row) = pp[r];
-        }
-      }
-    }
-  }
-  d.H.diagonal() += m.armature;
+  compositeMassMatrix(m, d);
   return d.H;
+}
+
+void massMatrixAndBias(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, const BodyWrenches* fext) {
+  checkArgs(m, q, v, fext, "massMatrixAndBias");
+  // The bias' outward pass makes the placements and each body's M_f(δ) on its way (M_f depends
+  // on δ only: the same matrices massMatrix makes).
+  outward(m, d, q, v, nullptr, fext, true);
+  inward(m, d, d.h);
+  compositeMassMatrix(m, d);
 }
 
 double kineticEnergy(const Model& m, Data& d, const VectorXd& q, const VectorXd& v) {

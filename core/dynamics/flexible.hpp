@@ -22,6 +22,11 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q)
 // Also twists (data.t) and the tip twists.
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v);
+// Also the body accelerations (data.a, the base's offset by -g as in inverseDynamics) and the
+// tip accelerations: the motion half of inverseDynamics' outward pass. With body >= 0, only the
+// bodies on the path from the root to it.
+void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& v, const Eigen::VectorXd& a, int body = -1);
 
 const Eigen::VectorXd& inverseDynamics(const Model& model, Data& data, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& a,
@@ -32,6 +37,9 @@ const Eigen::VectorXd& forwardDynamics(const Model& model, Data& data, const Eig
                                        const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                                        const BodyWrenches* fext);
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
+// massMatrix and nonlinearEffects in one outward pass: data.H and data.h.
+void massMatrixAndBias(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                       const BodyWrenches* fext);
 // x = H⁻¹ b on the factors of the last forwardDynamics (its articulated sweeps with no bias), in
 // O(n). Result in data.x.
 const Eigen::VectorXd& solveMassMatrix(const Model& model, Data& data, const Eigen::VectorXd& b);

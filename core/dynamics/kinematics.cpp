@@ -1,5 +1,8 @@
 #include "core/dynamics/kinematics.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
 #include "core/dynamics/mimic.hpp"
@@ -35,12 +38,7 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
   if (m.hasMimicJoints()) return mimic::forwardKinematics(m, d, q, v, a);
   detail::checkSize(a.size(), m.nv, "a", "forwardKinematics");
-  if (m.hasFlexibleBodies()) {
-    // The body accelerations of the flexible recursion (inverse dynamics computes them).
-    general::inverseDynamics(m, d, q, v, a, nullptr);
-    for (int i = 0; i < m.nbodies; ++i) d.X_world[i] = m.parent[i] < 0 ? d.X_parent[i] : d.X_world[m.parent[i]] * d.X_parent[i];
-    return;
-  }
+  if (m.hasFlexibleBodies()) return general::forwardKinematics(m, d, q, v, a);
   forwardKinematics(m, d, q, v);
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
@@ -52,6 +50,16 @@ void forwardKinematics(const Model& m, Data& d, const Eigen::VectorXd& q,
     const int p = m.parent[i];
     d.a[i] = p < 0 ? ai : Vector6(motionToChild(d.X_parent[i], d.a[p]) + ai);
   }
+}
+
+void forwardKinematicsToBody(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                             const Eigen::VectorXd& a, int body) {
+  if (body < 0 || body >= m.nbodies) throw std::invalid_argument("forwardKinematicsToBody: no body " + std::to_string(body));
+  if (m.hasFlexibleBodies() && !m.hasMimicJoints()) {
+    detail::checkSize(a.size(), m.nv, "a", "forwardKinematicsToBody");
+    return general::forwardKinematics(m, d, q, v, a, body);
+  }
+  forwardKinematics(m, d, q, v, a);
 }
 
 Transform framePose(const Model& m, const Data& d, int frame_id) {

@@ -13,6 +13,12 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
 // Poses, twists and accelerations: also data.a (derivative of the components of t, no gravity).
 void forwardKinematics(const Model& model, Data& data, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& v, const Eigen::VectorXd& a);
+// The same for the bodies on the path from the root to `body` at least: all that a frame of
+// `body` needs (framePose, pointVelocityWorld, pointAccelerationWorld, frameJacobian). On a
+// flexible model the other bodies are skipped (their entries in data are left as they were); on
+// a rigid one, whose whole pass is cheap, every body is done.
+void forwardKinematicsToBody(const Model& model, Data& data, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& v, const Eigen::VectorXd& a, int body);
 
 // After forwardKinematics: the pose of a frame in the inertial frame.
 Transform framePose(const Model& model, const Data& data, int frame_id);

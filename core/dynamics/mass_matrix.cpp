@@ -2,6 +2,7 @@
 
 #include "core/dynamics/detail.hpp"
 #include "core/dynamics/flexible.hpp"
+#include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/mimic.hpp"
 
 namespace grapple::core {
@@ -54,6 +55,13 @@ const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd
     }
   }
   return H;
+}
+
+void massMatrixAndBias(const Model& m, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                       const BodyWrenches* fext) {
+  if (m.hasFlexibleBodies() && !m.hasMimicJoints()) return general::massMatrixAndBias(m, d, q, v, fext);
+  massMatrix(m, d, q);
+  nonlinearEffects(m, d, q, v, fext);
 }
 
 }  // namespace grapple::core

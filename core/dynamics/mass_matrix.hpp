@@ -11,4 +11,10 @@ namespace grapple::core {
 // Fills data.H (both triangles) and data.Ic.
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
 
+// massMatrix(q) into data.H and nonlinearEffects(q, v, fext) into data.h, the same numbers, on a
+// flexible model at the cost of one outward pass fewer (the bias' pass gives the placements and
+// the bodies' M_f(δ) the mass matrix needs).
+void massMatrixAndBias(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                       const BodyWrenches* fext = nullptr);
+
 }  // namespace grapple::core

@@ -205,8 +205,9 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     const Matrix3 R_hand = framePose(m, d, ee_frame).R;
     const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame).tail<3>();
     const Eigen::MatrixXd J = frameJacobian(m, d, ee_frame);
-    const Eigen::MatrixXd& H = massMatrix(m, d, q);
-    const Eigen::VectorXd& hv = nonlinearEffects(m, d, q, v);
+    massMatrixAndBias(m, d, q, v);
+    const Eigen::MatrixXd& H = d.H;
+    const Eigen::VectorXd& hv = d.h;
     // Prescribed accelerations other than the joints': the bus' (held) and the modes' (zero).
     x.setZero();
     if (o.hold_bus) {

@@ -110,6 +110,7 @@ class TestNoAlloc : public QObject {
         sink += inverseDynamics(m, d, q, v, a, &fext)[0];
         sink += nonlinearEffects(m, d, q, v)[0];
         sink += massMatrix(m, d, q)(0, 0);
+        massMatrixAndBias(m, d, q, v, &fext);
         sink += coriolisMatrix(m, d, q, v)(0, 0);
         sink += forwardDynamics(m, d, q, v, tau)[0];
         sink += forwardDynamics(m, d, q, v, tau, &fext)[0];
@@ -147,6 +148,8 @@ class TestNoAlloc : public QObject {
       sink += inverseDynamics(m, d, q, v, a, &fext)[0];
       sink += nonlinearEffects(m, d, q, v)[0];
       sink += massMatrix(m, d, q)(0, 0);
+      massMatrixAndBias(m, d, q, v, &fext);
+      forwardKinematics(m, d, q, v, a);
       sink += forwardDynamics(m, d, q, v, tau, &fext)[0];
       sink += solveMassMatrix(m, d, tau)[0];
       sink += frameJacobian(m, d, frame, Vector3(0.1, 0.2, 0.3))(0, 0);
