@@ -30,7 +30,7 @@ jobs=$(nproc)
 ci_tests=(test_math test_dynamics test_manipulability test_closed_loop test_io test_urdf test_flex_modes
           test_flexible test_debris test_ode test_scenario test_capture_planner test_numerical_faults test_campaign
           test_collision test_scenario_schema test_scenario_document test_channels
-          test_derivatives)
+          test_derivatives test_control_dynamics)
 ci_functions=(
   # The thesis' energy-balance runs (Table 5.1) are left out (over 10 min under ASan): the coupled
   # modes of the flexible chaser reach the same flexible dynamics.
