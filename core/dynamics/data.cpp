@@ -12,6 +12,8 @@ Data::Data(const Model& model, bool general)
       a(model.nbodies, Vector6::Zero()),
       w(model.nbodies, Vector6::Zero()),
       Ic(model.nbodies),
+      X_root(model.nbodies),
+      S_root(Eigen::MatrixXd::Zero(6, model.nv)),
       Mbar(model.nbodies, Matrix6::Zero()),
       phi(model.nbodies, Matrix6::Zero()),
       Delta_inv(Eigen::VectorXd::Zero(model.nv)),
@@ -38,6 +40,26 @@ Data::Data(const Model& model, bool general)
     if (j.type == JointType::kFree) q0[3] = 1.0;
     jointMotionSubspace(j, q0.data(), S[i]);
     Delta.emplace_back(std::max(j.nv, 1));  // sized once: compute() then never allocates
+  }
+  // The coordinates of each body's ancestors' joints but the root's (the rows of H's column for
+  // body i above its diagonal block and below the root's rows), merged into contiguous runs: one
+  // run on a chain, one per branch taken on a tree numbered depth first.
+  ancestor_runs_begin.assign(1, 0);
+  for (int i = 0; i < model.nbodies; ++i) {
+    std::vector<std::array<int, 2>> runs;
+    for (int p = model.parent[i]; p > 0; p = model.parent[p]) {
+      if (model.joint[p].nv > 0) runs.push_back({model.joint[p].idx_v, model.joint[p].nv});
+    }
+    std::sort(runs.begin(), runs.end());
+    for (const auto& r : runs) {
+      if (static_cast<int>(ancestor_runs.size()) > ancestor_runs_begin.back() &&
+          ancestor_runs.back()[0] + ancestor_runs.back()[1] == r[0]) {
+        ancestor_runs.back()[1] += r[1];
+      } else {
+        ancestor_runs.push_back(r);
+      }
+    }
+    ancestor_runs_begin.push_back(static_cast<int>(ancestor_runs.size()));
   }
   if (model.hasMimicJoints()) {
     full_model.push_back(*model.full);

@@ -14,6 +14,7 @@
 // the derivative of the base twist components (the thesis' eq. 4.14 convention).
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include <Eigen/Cholesky>
@@ -66,6 +67,17 @@ struct Data {
 
   // Composite rigid bodies (mass matrix, floating-base inverse dynamics)
   std::vector<Inertia> Ic;           // (nbodies) M̂_i about body i's origin
+
+  // The mass matrix of rigid trees (massMatrix): its entries off the diagonal blocks are taken
+  // in the root body's frame.
+  std::vector<Transform> X_root;     // (nbodies) pose of body i in body 0
+  Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>
+      S_root;                        // (6 x nv) each joint's P_i at body 0's origin, body 0
+                                     //   components (the root's own columns unused)
+  std::vector<std::array<int, 2>> ancestor_runs;  // [first v index, count]: the coordinates of the
+                                     //   joints strictly between body i and the root, merged
+                                     //   into contiguous runs; body i's are ancestor_runs[k]
+  std::vector<int> ancestor_runs_begin;  // for ancestor_runs_begin[i] <= k < [i + 1] (nbodies + 1)
 
   // UΔUᵀ factorization of the mass matrix (forward dynamics, Alg. A.3 / C.3)
   std::vector<Matrix6> Mbar;         // (nbodies) articulated inertia M̄_i
