@@ -52,32 +52,46 @@ const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd
   Eigen::MatrixXd& H = d.H;
   const Joint& root = m.joint[0];
   const int stride = static_cast<int>(d.S_root.outerStride());
+  // Column c of H above its body's diagonal block, from F = M̂_i P_i e_k in body i's components.
+  const auto ancestorRows = [&](int i, const Vector6& F, int c) {
+    const Vector6 F_0 = forceToParent(d.X_root[i], F);
+    if (root.nv > 0) {
+      detail::jointProject(root, d.S[0], F_0, &H(root.idx_v, c));
+      for (int r = 0; r < root.nv; ++r) H(c, root.idx_v + r) = H(root.idx_v + r, c);
+    }
+    for (int run = d.ancestor_runs_begin[i]; run < d.ancestor_runs_begin[i + 1]; ++run) {
+      const auto [s, len] = d.ancestor_runs[run];
+      const double* P = d.S_root.data() + s;  // row r of P over the run: P[r * stride + e]
+      double* column = &H(s, c);
+      for (int e = 0; e < len; ++e) {
+        column[e] = F_0[0] * P[e] + F_0[1] * P[stride + e] + F_0[2] * P[2 * stride + e] +
+                    F_0[3] * P[3 * stride + e] + F_0[4] * P[4 * stride + e] + F_0[5] * P[5 * stride + e];
+      }
+      for (int e = 0; e < len; ++e) H(c, s + e) = column[e];
+    }
+  };
   for (int i = m.nbodies - 1; i >= 0; --i) {
     const Joint& ji = m.joint[i];
     const int nvi = ji.nv, vi = ji.idx_v;
+    if (nvi == 0) continue;
+    if (nvi == 1) {
+      const int k = detail::unitAxisIndex(ji.type);
+      const Vector6 F = d.Ic[i].column(k);
+      H(vi, vi) = F[k] + m.armature[vi];
+      if (i > 0) ancestorRows(i, F, vi);
+      continue;
+    }
+    // Multi-DOF joints: the same with one column per DOF.
+    Matrix6 F;
+    if (nvi == 6) {
+      F = d.Ic[i].matrix();
+    } else {
+      for (int k = 0; k < nvi; ++k) F.col(k) = d.Ic[i] * d.S[i].col(k);
+    }
     for (int k = 0; k < nvi; ++k) {
-      // M̂_i P_i e_k in body components: its diagonal block's column, then in the root's frame.
-      const Vector6 F = nvi == 1   ? d.Ic[i].column(detail::unitAxisIndex(ji.type))
-                        : nvi == 6 ? d.Ic[i].column(k)
-                                   : d.Ic[i] * Vector6(d.S[i].col(k));
-      detail::jointProject(ji, d.S[i], F, &H(vi, vi + k));
+      detail::jointProject(ji, d.S[i], F.col(k), &H(vi, vi + k));
       H(vi + k, vi + k) += m.armature[vi + k];
-      if (i == 0) continue;
-      const Vector6 F_0 = forceToParent(d.X_root[i], F);
-      if (root.nv > 0) {
-        detail::jointProject(root, d.S[0], F_0, &H(root.idx_v, vi + k));
-        for (int r = 0; r < root.nv; ++r) H(vi + k, root.idx_v + r) = H(root.idx_v + r, vi + k);
-      }
-      for (int run = d.ancestor_runs_begin[i]; run < d.ancestor_runs_begin[i + 1]; ++run) {
-        const auto [s, len] = d.ancestor_runs[run];
-        const double* P = d.S_root.data() + s;  // row r of P over the run: P[r * stride + e]
-        double* column = &H(s, vi + k);
-        for (int e = 0; e < len; ++e) {
-          column[e] = F_0[0] * P[e] + F_0[1] * P[stride + e] + F_0[2] * P[2 * stride + e] +
-                      F_0[3] * P[3 * stride + e] + F_0[4] * P[4 * stride + e] + F_0[5] * P[5 * stride + e];
-        }
-        for (int e = 0; e < len; ++e) H(vi + k, s + e) = column[e];
-      }
+      if (i > 0) ancestorRows(i, F.col(k), vi + k);
     }
   }
   return H;

@@ -129,6 +129,25 @@ class TestDynamics : public QObject {
     }
   }
 
+  // Long serial chains, fixed and floating: every entry off the diagonal blocks comes from one run
+  // of the ancestors' coordinates (up to 127 long, the vectorized loop and its remainder), and
+  // a deep body's entries from its wrench moved once, not down the whole chain.
+  void MassMatrix_LongChainColumnsEqualInverseDynamics() {
+    for (BaseMode mode : {BaseMode::kFixed, BaseMode::kFloating}) {
+      Model m = grapple::test::serialChain(128, mode);
+      m.gravity_W.setZero();
+      Data d(m);
+      std::mt19937 rng(7);
+      const VectorXd q = randomConfiguration(m, rng);
+      const MatrixXd H = massMatrix(m, d, q);
+      const VectorXd zero = VectorXd::Zero(m.nv);
+      for (int k = 0; k < m.nv; ++k) {
+        const VectorXd col = inverseDynamics(m, d, q, zero, VectorXd::Unit(m.nv, k));
+        EXPECT_MATRIX_NEAR(col, H.col(k), 1e-10 * H.cwiseAbs().maxCoeff());
+      }
+    }
+  }
+
   // H = Σ_k J_kᵀ M_k J_k with the body Jacobians J_k (the DeNOC N = N_l N_d, row by row), a
   // construction that shares nothing with the composite-body recursion.
   void MassMatrix_EqualsNtMN() {
