@@ -75,9 +75,9 @@ struct Data {
       S_root;                        // (6 x nv) each joint's P_i at body 0's origin, body 0
                                      //   components (the root's own columns unused)
   std::vector<std::array<int, 2>> ancestor_runs;  // [first v index, count]: the coordinates of the
-                                     //   joints strictly between body i and the root, merged
-                                     //   into contiguous runs; body i's are ancestor_runs[k]
-  std::vector<int> ancestor_runs_begin;  // for ancestor_runs_begin[i] <= k < [i + 1] (nbodies + 1)
+                                     //   joints of body i's ancestors but the root, merged into
+                                     //   contiguous runs; body i's are ancestor_runs[k] for
+  std::vector<int> ancestor_runs_begin;  // ancestor_runs_begin[i] <= k < [i + 1] (nbodies + 1)
 
   // UΔUᵀ factorization of the mass matrix (forward dynamics, Alg. A.3 / C.3)
   std::vector<Matrix6> Mbar;         // (nbodies) articulated inertia M̄_i

@@ -16,9 +16,10 @@ namespace grapple::core {
 // the poses of the root's children), and body i's column between the root's rows and its diagonal
 // block is Σ_r F_r · (row r of P over the ancestors' coordinates): six contiguous multiply-adds
 // per run of those coordinates, which vectorize. O(n·depth) either way; the composites M̂_i and
-// the diagonal blocks stay in body components as the thesis has them (a body's own block and the
-// root's rows are the same to the last bit), so a body costs one composition of its pose and one
-// wrench moved more, and an entry six multiply-adds instead of a wrench moved one body down.
+// the diagonal blocks stay in body components as the thesis has them (a body's own block is the
+// same to the last bit; the rest differs at round-off), so a body costs one composition of its
+// pose and one wrench moved more, and an entry six multiply-adds instead of a wrench moved one
+// body down.
 const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd& q) {
   if (m.hasMimicJoints()) return mimic::massMatrix(m, d, q);
   if (m.hasFlexibleBodies()) return general::massMatrix(m, d, q);

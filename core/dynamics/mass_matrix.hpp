@@ -9,7 +9,7 @@
 
 namespace grapple::core {
 
-// Fills data.H (both triangles) and data.Ic (and, on rigid trees, data.X_root and data.S_root).
+// Fills data.H (both triangles) and data.Ic; data.X_root and data.S_root are its workspace.
 const Eigen::MatrixXd& massMatrix(const Model& model, Data& data, const Eigen::VectorXd& q);
 
 // massMatrix(q) into data.H and nonlinearEffects(q, v, fext) into data.h, the same numbers, on a
