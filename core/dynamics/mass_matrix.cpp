@@ -51,6 +51,7 @@ const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd
     d.Ic[m.parent[i]] += d.Ic[i].toParent(d.X_parent[i]);
   }
   Eigen::MatrixXd& H = d.H;
+  if (m.nbodies == 0) return H;
   const Joint& root = m.joint[0];
   const int stride = static_cast<int>(d.S_root.outerStride());
   // Column c of H above its body's diagonal block, from F = M̂_i P_i e_k in body i's components.
