@@ -31,21 +31,7 @@ const Eigen::MatrixXd& massMatrix(const Model& m, Data& d, const Eigen::VectorXd
     if (p < 0) continue;
     const Transform& X = d.X_root[i] = p == 0 ? d.X_parent[i] : d.X_root[p] * d.X_parent[i];
     const Joint& j = m.joint[i];
-    if (j.nv == 1) {
-      // P_i is a unit vector along or about body i's z axis (Model): at the root's origin, a
-      // rotation about the axis a through X.p is the twist [p × a; a], a translation [a; 0].
-      const Vector3 a = X.R.col(2);
-      auto col = d.S_root.col(j.idx_v);
-      if (j.type == JointType::kRevolute) {
-        col.head<3>() = X.p.cross(a);
-        col.tail<3>() = a;
-      } else {
-        col.head<3>() = a;
-        col.tail<3>().setZero();
-      }
-    } else {
-      for (int k = 0; k < j.nv; ++k) d.S_root.col(j.idx_v + k) = motionToParent(X, Vector6(d.S[i].col(k)));
-    }
+    for (int k = 0; k < j.nv; ++k) d.S_root.col(j.idx_v + k) = motionToParent(X, Vector6(d.S[i].col(k)));
   }
   for (int i = m.nbodies - 1; i > 0; --i) {
     d.Ic[m.parent[i]] += d.Ic[i].toParent(d.X_parent[i]);
