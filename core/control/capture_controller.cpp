@@ -272,6 +272,7 @@ void CaptureController::makePlan(ControlContext& ctx) {
   if (window_ && window_->found) {  // the duration and the approach the window chose
     o.final_time = window_->duration;
     o.approach_distance = window_->approach_distance;
+    o.shape = window_->shape;
   }
   plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
   for (std::size_t k = 0; k < joints_q_.size(); ++k) posture_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
@@ -312,6 +313,9 @@ void CaptureController::replan(ControlContext& ctx, const PartingResult& parting
   if (plan_->aligns()) hand.axis = plan_->pointing(tp).axis;
   CapturePlannerOptions o = plan_->options();
   o.final_time = left;
+  // The window's shaping belongs to the path it was computed for (its final time, its start):
+  // the new plan is the Ch. 7 path from the reference now.
+  o.shape.resize(0, 3);
   const double meeting = ctx.t + left, captured = plan_->captureTime();
   plan_ = std::make_unique<CapturePlan>(debris_, *ctx.debris, hand, o);
   plan_start_ = ctx.t;

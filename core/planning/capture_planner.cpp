@@ -41,6 +41,12 @@ const Vector3& component(const PointKinematics& k, int order) {
   }
 }
 
+void checkShape(const Eigen::Matrix<double, Eigen::Dynamic, 3>& shape) {
+  if (shape.rows() > 24 || !shape.allFinite()) {
+    throw std::invalid_argument("capture planner: the shaping has at most 24 finite coefficients per axis");
+  }
+}
+
 }  // namespace
 
 CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debris0,
@@ -56,6 +62,7 @@ CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debr
       (o.approach_distance > 0 && (!(o.approach_time > 0) || !std::isfinite(o.approach_time)))) {
     throw std::invalid_argument("capture planner: expected approach_distance >= 0 and, with it, approach_time > 0");
   }
+  checkShape(o.shape);
   axis_B_ = core::graspAxis(debris);  // (the free function, not the member)
   if (o.matching != CaptureMatching::kPosition && o.w_1 > 0) s_ = std::sqrt(o.w_1 / o.w_u);
   if (o.final_time > 0) {
@@ -183,7 +190,53 @@ PointKinematics CapturePlan::at(double t) const {
     return approachPoint(t, d * (1 - sigma), -d * s1 / T, -d * s2 / (T * T), -d * s3 / (T * T * T));
   }
   const double tt = std::max(t, 0.0);
-  return {path(tt, 0), path(tt, 1), path(tt, 2), path(tt, 3)};
+  if (options_.shape.rows() == 0) return {path(tt, 0), path(tt, 1), path(tt, 2), path(tt, 3)};
+  return {path(tt, 0) + shaping(tt, 0), path(tt, 1) + shaping(tt, 1), path(tt, 2) + shaping(tt, 2),
+          path(tt, 3) + shaping(tt, 3)};
+}
+
+void shapeBasis(double sigma, int n, int order, double* out) {
+  if (n <= 0) return;
+  if (order < 0 || order > 3 || n > 24) throw std::invalid_argument("shapeBasis: order 0-3 and at most 24 functions");
+  // φ_k(σ) = 64 σ³(1 − σ)³ C(m, k) σ^k (1 − σ)^(m−k), m = n − 1 (at most 1 on [0, 1]): a
+  // polynomial of degree n + 5, its monomial coefficients formed here (exact integers) and
+  // differentiated term by term.
+  const int m = n - 1;
+  double binom[24][24] = {};
+  for (int i = 0; i <= m; ++i) {
+    binom[i][0] = 1;
+    for (int j = 1; j <= i; ++j) binom[i][j] = binom[i - 1][j - 1] + (j < i ? binom[i - 1][j] : 0);
+  }
+  const double bump[7] = {0, 0, 0, 64, -192, 192, -64};  // 64 σ³(1 − σ)³
+  for (int k = 0; k <= m; ++k) {
+    double poly[32] = {};
+    for (int j = 0; j <= m - k; ++j) {
+      const double b = binom[m][k] * binom[m - k][j] * (j % 2 ? -1 : 1);  // C(m,k) C(m−k,j) (−1)^j σ^(k+j)
+      for (int e = 3; e <= 6; ++e) poly[k + j + e] += b * bump[e];
+    }
+    double v = 0;
+    for (int p = n + 5; p >= order; --p) {  // Horner on the order-th derivative
+      double c = poly[p];
+      for (int r = 0; r < order; ++r) c *= p - r;
+      v = v * sigma + c;
+    }
+    out[k] = v;
+  }
+}
+
+Vector3 CapturePlan::shaping(double t, int order) const {
+  const auto n = static_cast<int>(options_.shape.rows());
+  if (n == 0 || t < 0 || t > t_f_) return Vector3::Zero();
+  double b[24];
+  shapeBasis(t / t_f_, n, order, b);
+  Vector3 r = Vector3::Zero();
+  for (int k = 0; k < n; ++k) r += b[k] * options_.shape.row(k).transpose();
+  return r / std::pow(t_f_, order);
+}
+
+void CapturePlan::setShape(const Eigen::Matrix<double, Eigen::Dynamic, 3>& shape) {
+  checkShape(shape);
+  options_.shape = shape;
 }
 
 double CapturePlan::transversality(double t_f) const {

@@ -55,7 +55,19 @@ struct CapturePlannerOptions {
   // profile of the fraction turned, and on the grasp axis itself from then on. The wrist then
   // reaches the grasp point along the approach corridor instead of across the grasp face.
   bool align = false;
+  // A correction added to the Ch. 7 stage's path (ours: the window search's bus-torque shaping,
+  // planning/path_shaping.hpp): Δ(t) = Σ_k shape(k, :) φ_k(t / t_f) on [0, t_f], with
+  // φ_k(σ) = 64 σ³(1 − σ)³ B_k(σ) (at most 1) and B_k the Bernstein polynomials of degree
+  // shape.rows() − 1. Δ and its first two derivatives vanish at both ends, so the plan still
+  // leaves the hand's state and meets its target's position, velocity and acceleration at t_f;
+  // only the path between changes.
+  // Empty: the Ch. 7 path as it is. [m]
+  Eigen::Matrix<double, Eigen::Dynamic, 3> shape;
 };
+
+// The shaping's basis (CapturePlannerOptions::shape): d^order φ_k / dσ^order at σ ∈ [0, 1] for
+// k = 0 .. n − 1, into out (size n); order 0 to 3.
+void shapeBasis(double sigma, int n, int order, double* out);
 
 // The hand's initial state, inertial [m, m/s, m/s²].
 struct HandState {
@@ -105,8 +117,13 @@ class CapturePlan {
   // The kinematics of the point the Ch. 7 plan meets (the grasp point, or the approach point), t
   // after the plan's start.
   PointKinematics rendezvousTarget(double t) const;
-  // The planned path alone (also beyond t_f: the closed form continued), derivative order 0–3.
+  // The Ch. 7 path alone (also beyond t_f: the closed form continued; without the shaping),
+  // derivative order 0–3.
   Vector3 path(double t, int order) const;
+  // The shaping's correction Δ at t (zero outside [0, t_f] and without a shape), order 0–3.
+  Vector3 shaping(double t, int order) const;
+  // Replaces the shaping (CapturePlannerOptions::shape; empty: none).
+  void setShape(const Eigen::Matrix<double, Eigen::Dynamic, 3>& shape);
   // The transversality residual H(t_f) of the variant for a candidate final time (zero at the
   // capture time); exposed for analysis and tests.
   double transversality(double t_f) const;

@@ -11,6 +11,7 @@
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/jacobian.hpp"
+#include "core/planning/path_shaping.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/geometry/collision.hpp"
@@ -141,7 +142,8 @@ double DebrisClearanceMonitor::operator()(const Model& m, Data& d, const Eigen::
 }
 
 PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o, const CapturePlan& plan,
-                           const Eigen::VectorXd& q_start, const Eigen::VectorXd& v_start, int ee_frame) {
+                           const Eigen::VectorXd& q_start, const Eigen::VectorXd& v_start, int ee_frame,
+                           std::vector<Vector3>* bus_torques) {
   if (!m.hasFreeBase()) throw std::invalid_argument("checkCapturePlan: the chaser's base must be free");
   if (!(o.step > 0)) throw std::invalid_argument("checkCapturePlan: the step must be > 0");
   // Coordinates: joints (1-DOF, their accelerations solved), modes (held at zero), the bus'
@@ -188,6 +190,10 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   bool diverged = false;
   PlanCheck out;
   out.times.reserve(steps + 1);
+  if (bus_torques) {
+    bus_torques->clear();
+    bus_torques->reserve(steps + 1);
+  }
   out.margins.reserve(steps + 1);
   Eigen::VectorXd x(m.nv), ddq(m.nv), tau(m.nv);
   for (int s = 0; s <= steps; ++s) {
@@ -246,6 +252,7 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     ddq(joints) = ddqm;
     ddq(free) = ddq_free0 - react * ddqm;
     tau = H * ddq + hv;
+    if (bus_torques) bus_torques->push_back(tau.segment<3>(3));
 
     // Margins at this instant.
     double worst = INFINITY;
@@ -342,12 +349,20 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
 
 std::string CaptureWindow::reason() const {
   if (found) {
+    std::string shaped;
+    if (shape.rows() > 0) {
+      shaped = format(", its path shaped against the bus torque: %.2f N m, %.2f as the thesis' path", check.bus_torque,
+                      unshaped_bus_torque);
+    }
     return format("capture window: plan from t = %.2f s, meeting at t = %.2f s (smallest margin %.2f, ", start, meeting,
                   check.margin) +
-           check.limiting + format("; %.0f candidates over %.0f s)", candidates, span);
+           check.limiting + format("; %.0f candidates over %.0f s", candidates, span) + shaped + ")";
   }
-  const std::string searched = format("no feasible capture window in the %.0f s searched (%.0f candidates); the best, from "
-                                      "t = %.2f s, is limited by ", span, candidates, best_start) + check.reason();
+  std::string searched = format("no feasible capture window in the %.0f s searched (%.0f candidates); the best, from "
+                                "t = %.2f s, is limited by ", span, candidates, best_start) + check.reason();
+  if (shaped > 0) {
+    searched += format("; %.0f reshaped against the bus torque, the least asking %.2f N m", shaped, shaped_bus_torque);
+  }
   if (riding.excludes()) {
     return (std::isfinite(riding.torque) ? "no plan can meet the bus torque limit: " : "no plan can ride the grasp point: ") +
            riding.describe() + "; " + searched;
@@ -398,6 +413,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // The best infeasible candidate: the one whose prediction went furthest (fraction of its plan)
   // before its first violation.
   double best_progress = -INFINITY;
+  // The candidates stopped by the bus torque, for the shaping below.
+  struct BusLimited {
+    double s, approach, final_time;
+  };
+  std::vector<BusLimited> bus_limited;
+  const bool shape = search.shaped > 0 && std::isfinite(options.bus_torque_limit) && options.hold_bus;
   for (double s = 0; s <= w.span + 1e-9; s += dt) {
     if (w.found && now + s >= w.meeting) break;  // no later start can meet earlier
     ++w.candidates;
@@ -422,6 +443,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
           if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
           check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
           if (!check.times.empty()) progress = check.times.back() / (plan.captureTime() + o.hold);
+          if (shape && !check.feasible && check.limiting == "bus_torque") {
+            bus_limited.push_back({s, approach, plan.rendezvousTime()});
+          }
           if (check.feasible) {
             w.found = true;
             w.start = now + s;
@@ -441,6 +465,60 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
           w.best_start = now + s;
           w.check = check;
         }
+      }
+    }
+  }
+  // None feasible as the thesis' paths: those the bus torque stopped are flown again with the bus'
+  // limit relaxed to ShapingOptions::max_ratio times (stopped at their first violation then), and
+  // the `shaped` that ask the bus least among those the shaping can start from
+  // (planning/path_shaping.hpp: shapeable) are reshaped against it, least first, until one is
+  // feasible: that one is the window. (Not the earliest meeting among all: a shaping flies its
+  // plan some eighty times.)
+  if (!w.found && shape && !bus_limited.empty()) {
+    const ShapingOptions so;
+    FeasibilityOptions relaxed = o;
+    relaxed.bus_torque_limit *= so.max_ratio;
+    std::vector<Vector3> torques;
+    struct Start {
+      std::size_t candidate;
+      double peak;
+    };
+    std::vector<Start> starts;
+    auto planAt = [&](const BusLimited& b, HandState& h, Eigen::VectorXd& qs) {
+      h = hand;
+      h.position += b.s * drift;
+      qs = q0;
+      qs.head<3>() += b.s * drift;
+      CapturePlannerOptions po = planner;
+      po.approach_distance = b.approach;
+      po.final_time = b.final_time;
+      return CapturePlan(debris, trajectory.state(b.s), h, po);
+    };
+    HandState h;
+    Eigen::VectorXd qs;
+    for (std::size_t i = 0; i < bus_limited.size(); ++i) {
+      const CapturePlan plan = planAt(bus_limited[i], h, qs);
+      const PlanCheck check = checkCapturePlan(m, d, relaxed, plan, qs, v0, ee_frame, &torques);
+      if (shapeable(check, torques, plan.rendezvousTime(), o, so)) starts.push_back({i, check.bus_torque});
+    }
+    std::sort(starts.begin(), starts.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
+    for (const Start& st : starts) {
+      if (w.shaped >= search.shaped) break;
+      const BusLimited& b = bus_limited[st.candidate];
+      CapturePlan plan = planAt(b, h, qs);
+      const ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, so, plan, qs, v0, ee_frame);
+      ++w.shaped;
+      w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
+      if (shaped.check.feasible) {
+        w.found = true;
+        w.start = now + b.s;
+        w.duration = plan.rendezvousTime();
+        w.meeting = now + b.s + plan.captureTime();
+        w.approach_distance = b.approach;
+        w.check = shaped.check;
+        w.shape = shaped.shape;
+        w.unshaped_bus_torque = shaped.bus_torque_before;
+        break;
       }
     }
   }

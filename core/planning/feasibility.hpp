@@ -30,12 +30,16 @@
 // two-stage plan (the approach point on the grasp axis, then along the axis: the arm reaches the
 // debris only inside the approach corridor when the grasp face is turned away).
 // Criterion: the earliest capture instant t0 + t_f among feasible plans (scanned in order of t0,
-// stopping once t0 alone passes the best t0 + t_f). This
+// stopping once t0 alone passes the best t0 + t_f). When none is, the candidates the bus torque
+// stopped are reshaped against it (planning/path_shaping.hpp: the Ch. 7 path plus a correction
+// that keeps its ends, by sequential convex programming over the flight in prediction), those
+// asking the bus least first, and the first feasible one is the window. The scan itself
 // differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
 // path itself: here the path's shape stays the thesis' optimal one and the free variables are
 // when to start and (through the transversality condition) when to meet, as in Aghili's choice of
 // the rendezvous time and the time-horizon searches of the field — cheap enough to run on board at
-// each retry (milliseconds per candidate; benchmark Planning_*).
+// each retry (milliseconds per candidate; benchmark Planning_*); the shaping is the part closer to
+// Lampariello's.
 #pragma once
 
 #include <string>
@@ -99,10 +103,11 @@ struct PlanCheck {
 };
 
 // The plan's prediction from the chaser state (q, v) at the plan's start (modal coordinates are
-// set to zero: the rigid-equivalent chaser). ee_frame: the hand.
+// set to zero: the rigid-equivalent chaser). ee_frame: the hand. With `bus_torques`, also the
+// bus torque asked at each step (bus frame [N m], at PlanCheck::times; the path shaping's input).
 PlanCheck checkCapturePlan(const Model& model, Data& data, const FeasibilityOptions& options,
                            const CapturePlan& plan, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                           int ee_frame);
+                           int ee_frame, std::vector<Vector3>* bus_torques = nullptr);
 
 // The arm's clearance from the debris' box now (outside the approach corridor) [m], beyond the
 // link radius: what the abort monitor watches. Runs forwardKinematics(q).
@@ -156,6 +161,13 @@ struct CaptureWindow {
                             //   whose prediction went furthest before its first violation)
   int candidates = 0;
   double span = 0;          // [s] searched after now
+  // The chosen plan's shaping (CapturePlannerOptions::shape; empty: the thesis' path), with the
+  // peak bus torque its path asked before it; how many candidates were shaped, and the least peak
+  // bus torque among them.
+  Eigen::Matrix<double, Eigen::Dynamic, 3> shape;
+  double unshaped_bus_torque = NAN;
+  int shaped = 0;
+  double shaped_bus_torque = INFINITY;
   // When none is feasible and the bus' torque is limited: the bound on the bus torque riding the
   // grasp point asks, which tells a limit no plan can meet from one the search did not.
   RidingBound riding;
@@ -171,6 +183,9 @@ struct WindowSearchOptions {
   // Durations tried for each start, as multiples of the transversality condition's t_f (slower
   // plans ask smaller torques; the debris turns further meanwhile).
   std::vector<double> durations{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6};
+  // When no candidate is feasible: how many of those the bus torque stopped are reshaped against
+  // it at most (planning/path_shaping.hpp; 0: none).
+  int shaped = 12;
   double step = 0.2;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
 };
 
