@@ -46,6 +46,8 @@ ci_functions=(
   # minute each), whose code the functions kept reach.
   "test_estimation Pinhole_MatchesEquation93 Camera_SeededNoiseAndFieldOfView Jacobians_MatchFiniteDifferences ZeroNoise_ConvergesToTruth Nees_WithinChiSquareBounds Delay_HandledBeatsIgnored LateImages_InsertedInPlace Occlusion_HandComputedCases Occlusion_MatchesSampling Occlusion_FaceTurnsAwayAndBack ChiSquare_MatchesTables PartingTest_DetectsRealPartingsAndTheReplanMeets"
   "test_sensing GraspOnTheEstimate BenchCase Seeded CovarianceAndAttitudeChannels_AreTheFilters Loader_NamesFileLineAndExpectation"
+  # The capture window's path shaping on one plan (the envelope's runs are minutes under ASan).
+  "test_envelope Shaping_LowersTheBusTorqueOfAPlan"
   "test_simulation DrivenRigid_MomentumZeroAndWorkEqualsEnergy Debris_RotationalEnergyConstant BlowUp_EndsWithAnEvent UrdfRobot_Runs DefaultEndEffector_IsTheDeepestBody OverlappingPaths_Rejected Grasp_ImpactConservesMomentum SampledControl_TracksCloseToContinuous"
 )
 # Left out of CI's stage, with `scripts/sanitize.sh asan` running them (test_no_alloc excepted):
@@ -58,7 +60,7 @@ ci_functions=(
 #     frequency sweeps (minutes under ASan; SLICOT is Fortran, not instrumented);
 #   test_environment: orbital environment over long runs (tens of seconds under ASan, no code
 #     the others miss but the environment models);
-#   test_envelope: about 100 capture runs;
+#   test_envelope but its shaping of one plan: about 100 capture runs;
 #   test_conservation: long free-floating runs (its shortest check takes 1 to 2 min under ASan);
 #     test_dynamics and test_simulation's functions reach the same free-floating dynamics;
 #   test_threads, test_sim_runner: ThreadSanitizer's (tsan, CI's next stage);

@@ -198,27 +198,33 @@ PointKinematics CapturePlan::at(double t) const {
 void shapeBasis(double sigma, int n, int order, double* out) {
   if (n <= 0) return;
   if (order < 0 || order > 3 || n > 24) throw std::invalid_argument("shapeBasis: order 0-3 and at most 24 functions");
-  // φ_k(σ) = 64 σ³(1 − σ)³ C(m, k) σ^k (1 − σ)^(m−k), m = n − 1 (at most 1 on [0, 1]): a
-  // polynomial of degree n + 5, its monomial coefficients formed here (exact integers) and
-  // differentiated term by term.
+  // φ_k = w B_k, w(σ) = 64 u³ with u = σ(1 − σ) (at most 1), B_k = C(m, k) σ^k (1 − σ)^(m−k), m = n − 1:
+  // Leibniz' rule on the two factors, each evaluated as products of positive terms (no
+  // cancellation of large monomial coefficients). With u' = 1 − 2σ and u'' = −2: w' = 192 u² u',
+  // w'' = 384 u u'² − 384 u², w''' = 384 u'³ − 2304 u u'; and B_k^(r) = m!/(m−r)! Σ_i (−1)^i C(r, i)
+  // B_{k−r+i, m−r} (the Bernstein polynomials' derivative, applied r times).
   const int m = n - 1;
-  double binom[24][24] = {};
-  for (int i = 0; i <= m; ++i) {
-    binom[i][0] = 1;
-    for (int j = 1; j <= i; ++j) binom[i][j] = binom[i - 1][j - 1] + (j < i ? binom[i - 1][j] : 0);
-  }
-  const double bump[7] = {0, 0, 0, 64, -192, 192, -64};  // 64 σ³(1 − σ)³
+  const double u = sigma * (1 - sigma), du = 1 - 2 * sigma;
+  const double w[4] = {64 * u * u * u, 192 * u * u * du, 384 * u * du * du - 384 * u * u, 384 * du * du * du - 2304 * u * du};
+  auto binom = [](int a, int b) {
+    double c = 1;
+    for (int i = 1; i <= b; ++i) c = c * (a - b + i) / i;
+    return c;
+  };
+  auto bernstein = [&](int j, int deg) {  // B_{j,deg}(σ), zero outside 0 <= j <= deg
+    if (j < 0 || j > deg) return 0.0;
+    return binom(deg, j) * std::pow(sigma, j) * std::pow(1 - sigma, deg - j);
+  };
   for (int k = 0; k <= m; ++k) {
-    double poly[32] = {};
-    for (int j = 0; j <= m - k; ++j) {
-      const double b = binom[m][k] * binom[m - k][j] * (j % 2 ? -1 : 1);  // C(m,k) C(m−k,j) (−1)^j σ^(k+j)
-      for (int e = 3; e <= 6; ++e) poly[k + j + e] += b * bump[e];
-    }
     double v = 0;
-    for (int p = n + 5; p >= order; --p) {  // Horner on the order-th derivative
-      double c = poly[p];
-      for (int r = 0; r < order; ++r) c *= p - r;
-      v = v * sigma + c;
+    for (int a = 0; a <= order; ++a) {  // C(order, a) w^(a) B_k^(order − a)
+      const int r = order - a;
+      if (r > m) continue;  // a polynomial of degree m has no derivative of order beyond m
+      double d = 0;
+      for (int i = 0; i <= r; ++i) d += (i % 2 ? -1 : 1) * binom(r, i) * bernstein(k - r + i, m - r);
+      double falling = 1;
+      for (int i = 0; i < r; ++i) falling *= m - i;
+      v += binom(order, a) * w[a] * falling * d;
     }
     out[k] = v;
   }

@@ -273,6 +273,61 @@ class TestCapturePlanner : public QObject {
     QVERIFY((before.acceleration - after.acceleration).norm() < 1e-2);
   }
 
+  // The shaping's basis (CapturePlannerOptions::shape): its derivatives against central
+  // differences of the order below; each function and its first two derivatives zero at both
+  // ends; the Bernstein polynomials summing to one, so that the functions sum to 64 σ³(1 − σ)³.
+  // A shaped plan leaves the hand's state and meets its target as the Ch. 7 plan does (position,
+  // velocity, acceleration, to round-off), and differs from it by the correction between.
+  void Shape_KeepsTheEnds() {
+    for (int n : {1, 2, 5, 9}) {
+      std::vector<double> b(n), lo(n), hi(n);
+      for (double sigma : {0.1, 0.37, 0.5, 0.83}) {
+        double sum = 0;
+        shapeBasis(sigma, n, 0, b.data());
+        for (double x : b) sum += x;
+        QVERIFY(std::abs(sum - 64 * std::pow(sigma * (1 - sigma), 3)) < 1e-13);
+        for (int order = 1; order <= 3; ++order) {
+          const double h = 1e-5;
+          shapeBasis(sigma, n, order, b.data());
+          shapeBasis(sigma - h, n, order - 1, lo.data());
+          shapeBasis(sigma + h, n, order - 1, hi.data());
+          for (int k = 0; k < n; ++k) {
+            const double fd = (hi[k] - lo[k]) / (2 * h);
+            QVERIFY2(std::abs(b[k] - fd) < 1e-6 * (1 + std::abs(fd)), qPrintable(QString("n %1 order %2 k %3: %4 against %5").arg(n).arg(order).arg(k).arg(b[k], 0, 'g', 17).arg(fd, 0, 'g', 17)));
+          }
+        }
+      }
+      for (double end : {0.0, 1.0}) {
+        for (int order = 0; order <= 2; ++order) {
+          shapeBasis(end, n, order, b.data());
+          for (double x : b) QCOMPARE(x + 1.0, 1.0);
+        }
+      }
+    }
+    const Example e;
+    CapturePlannerOptions o;
+    o.final_time = 30;
+    const CapturePlan plain(e.debris, e.state, e.hand, o);
+    o.shape = Eigen::Matrix<double, Eigen::Dynamic, 3>::Random(6, 3);
+    const CapturePlan shaped(e.debris, e.state, e.hand, o);
+    for (double t : {0.0, 30.0}) {
+      const PointKinematics a = plain.at(t), b = shaped.at(t);
+      QVERIFY((a.position - b.position).norm() < 1e-12);
+      QVERIFY((a.velocity - b.velocity).norm() < 1e-12);
+      QVERIFY((a.acceleration - b.acceleration).norm() < 1e-12);
+    }
+    const double t = 11;
+    std::vector<double> phi(6);
+    shapeBasis(t / 30, 6, 1, phi.data());
+    Vector3 dv = Vector3::Zero();
+    for (int k = 0; k < 6; ++k) dv += phi[k] / 30 * o.shape.row(k).transpose();
+    QVERIFY((shaped.at(t).velocity - plain.at(t).velocity - dv).norm() < 1e-12);
+    QVERIFY((shaped.at(t).position - plain.at(t).position).norm() > 1e-3);
+    QVERIFY((shaped.at(40).position - plain.at(40).position).norm() < 1e-12);  // after the meeting: the grasp point
+    o.shape(0, 0) = NAN;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, CapturePlan(e.debris, e.state, e.hand, o));
+  }
+
   void BadOptionsAndNoRoot() {
     const Example e;
     CapturePlannerOptions o;

@@ -22,6 +22,7 @@
 #include "core/io/scenario_yaml.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/feasibility.hpp"
+#include "core/planning/path_shaping.hpp"
 #include "core/planning/riding_bound.hpp"
 #include "core/sim/mission.hpp"
 #include "tests/support/simulate.hpp"
@@ -390,6 +391,124 @@ model:
     QVERIFY(std::isfinite(first));
     QVERIFY(w.meeting >= first - 1e-9);
     QVERIFY(w.meeting <= first + dt + 1e-9);
+  }
+
+  // The shaping of one plan (planning/path_shaping): on the cell of the envelope below, a thesis'
+  // plan (34 s after the capture's start, meeting 19.3 s later; from the chaser at rest at 39.9 s) asks the bus more than its limit;
+  // shaped, it asks less and is feasible, the check returned is the one a new prediction of the
+  // shaped plan gives, and the plan still leaves the hand's state and meets the grasp point's.
+  void Shaping_LowersTheBusTorqueOfAPlan() {
+    LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
+    const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
+    l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
+    l.scenario.run.duration = 39.9;  // (the window search starts at 40 s)
+    Simulation at(l.scenario, l.model);
+    at.run();
+    const Model& m = at.model();
+    Data d(m, false);
+    const ControllerSpec& spec = l.scenario.controllers[1];
+    FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
+    o.step = WindowSearchOptions{}.step;
+    const int ee = m.frameId("tool");
+    forwardKinematics(m, d, at.q());
+    HandState h;
+    h.position = framePose(m, d, ee).p;
+    h.axis = framePose(m, d, ee).R.col(2);
+    CapturePlannerOptions po;
+    po.align = spec.capture.align;
+    po.final_time = 19.3;
+    DebrisTrajectory traj(l.scenario.debris.properties, at.debris(), po.debris_step);
+    CapturePlan plan(l.scenario.debris.properties, traj.state(34), h, po);
+    const CapturePlan plain = plan;
+    const Eigen::VectorXd v = Eigen::VectorXd::Zero(m.nv);
+    const ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, ShapingOptions{}, plan, at.q(), v, ee);
+    qInfo("bus torque %.3f N m -> %.3f in %d predictions: %s", shaped.bus_torque_before, shaped.check.bus_torque,
+          shaped.predictions, shaped.check.reason().c_str());
+    QVERIFY(!shaped.hopeless);
+    QVERIFY(shaped.bus_torque_before > o.bus_torque_limit);
+    QVERIFY(shaped.check.feasible);
+    QVERIFY(shaped.check.bus_torque <= o.torque_margin * o.bus_torque_limit);
+    QCOMPARE(plan.options().shape, shaped.shape);
+    FeasibilityOptions whole = o;
+    whole.stop_at_violation = false;
+    const PlanCheck again = checkCapturePlan(m, d, whole, plan, at.q(), v, ee);
+    QCOMPARE(again.bus_torque, shaped.check.bus_torque);
+    QCOMPARE(again.margin, shaped.check.margin);
+    for (double t : {0.0, plan.rendezvousTime()}) {
+      QVERIFY((plan.at(t).position - plain.at(t).position).norm() < 1e-9);
+      QVERIFY((plan.at(t).velocity - plain.at(t).velocity).norm() < 1e-9);
+      QVERIFY((plan.at(t).acceleration - plain.at(t).acceleration).norm() < 1e-9);
+    }
+    QVERIFY((plan.at(0.5 * plan.rendezvousTime()).position - plain.at(0.5 * plan.rendezvousTime()).position).norm() > 1e-3);
+    o.hold_bus = false;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, shapeAgainstBusTorque(m, d, o, ShapingOptions{}, plan, at.q(), v, ee));
+  }
+
+  // The shaping against the bus torque, end to end, on a cell of the envelope where none of the
+  // thesis' paths is feasible (4 deg/s about the debris' minor principal axis, phase 0): the
+  // window search finds a reshaped plan whose path asked more than the bus' limit as it came and
+  // is predicted within 90 % of it now; predicted again at a five times finer step, and then
+  // flown by the capture controller, the bus torque is the predicted one (within 10 % + 0.1 N m),
+  // and the run is captured with every requirement met.
+  void Shaping_PredictedAndFlown() {
+    LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
+    const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
+    l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
+    l.scenario.run.duration = 40;
+    Simulation at(l.scenario, l.model);
+    at.run();
+    const Model& m = at.model();
+    Data d(m, false);
+    const ControllerSpec& spec = l.scenario.controllers[1];
+    const FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
+    WindowSearchOptions ws;
+    ws.periods = spec.capture.window.periods;
+    CapturePlannerOptions po;
+    po.approach_distance = spec.capture.approach.distance;
+    po.approach_time = spec.capture.approach.duration;
+    po.align = spec.capture.align;
+    const int ee = m.frameId("tool");
+    const CaptureWindow w = searchCaptureWindow(m, d, o, ws, po, l.scenario.debris.properties, at.debris(), 40, at.q(), at.v(), ee);
+    qInfo("%s", w.reason().c_str());
+    QVERIFY(w.found);
+    QVERIFY(w.shape.rows() > 0);
+    QVERIFY(w.unshaped_bus_torque > o.bus_torque_limit);
+    QVERIFY(w.check.bus_torque <= o.torque_margin * o.bus_torque_limit);
+
+    // Flown: the scenario from t = 0 with this debris; its window is the one above. At the
+    // window's start, the window's plan predicted from the state then at the check's own step
+    // (0.04 s against the search's 0.2).
+    l.scenario.run.duration = w.meeting + 5;
+    Simulation sim(l.scenario, l.model);
+    while (sim.time() < w.start - 1e-9) sim.step();
+    Data ds(m, false);
+    forwardKinematics(m, ds, sim.q());
+    HandState h;
+    h.position = framePose(m, ds, ee).p;
+    h.axis = framePose(m, ds, ee).R.col(2);
+    CapturePlannerOptions fo = po;
+    fo.final_time = w.duration;
+    fo.approach_distance = w.approach_distance;
+    fo.shape = w.shape;
+    const CapturePlan plan(l.scenario.debris.properties, sim.debris(), h, fo);
+    const PlanCheck fine = checkCapturePlan(m, ds, o, plan, sim.q(), sim.v(), ee);
+    sim.run();
+    const MissionMetrics mm = missionMetrics(sim);
+    qInfo("%s: %s", std::string(outcomeName(mm.outcome)).c_str(), mm.outcome_reason.c_str());
+    QCOMPARE(mm.outcome, Outcome::kCaptured);
+    const SimulationEvent* window = lastEvent(sim, "window");
+    QVERIFY(window && window->detail.find("shaped against the bus torque") != std::string::npos);
+    const double t_plan = lastEvent(sim, "plan")->time;
+    const auto& t = channel(sim, "time");
+    const auto& bus = channel(sim, "base.torque_demand");
+    double flown = 0;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] >= t_plan && t[k] <= mm.capture_time) flown = std::max(flown, bus[k]);
+    }
+    qInfo("bus torque: %.3f N m as the thesis' path, %.3f shaped (search), %.3f predicted at 0.04 s, %.3f flown",
+          w.unshaped_bus_torque, w.check.bus_torque, fine.bus_torque, flown);
+    QVERIFY(std::abs(fine.bus_torque - w.check.bus_torque) < 0.1 * w.check.bus_torque + 0.1);
+    QVERIFY(std::abs(flown - fine.bus_torque) < 0.1 * fine.bus_torque + 0.1);
   }
 
   // No window: a debris whose grasp face never turns to the chaser (spinning about its grasp
