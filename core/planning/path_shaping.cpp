@@ -84,22 +84,26 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
   double kept = violation(out.check), mu = so.trust;
   Eigen::MatrixXd G;
   Eigen::VectorXd tau_j;
+  bool moved = true;  // x changed since G was formed
   for (int it = 0; it < so.iterations && !out.check.feasible; ++it) {
     // The Jacobian of the bus torques along the flight with respect to the coefficients, by
     // forward differences of whole flights (the path's change moves the arm's configuration and
     // rates, not only its acceleration: the instantaneous sensitivity alone mispredicts).
     const Eigen::Index R = tau.size();
-    G.resize(R, nx);
-    bool complete = true;
-    for (int j = 0; j < nx && complete; ++j) {
-      Eigen::VectorXd xj = x;
-      xj[j] += so.delta;
-      fly(xj, tau_j);
-      ++out.predictions;
-      complete = tau_j.size() == R;  // (a diverged flight stops early)
-      if (complete) G.col(j) = (tau_j - tau) / so.delta;
+    if (moved) {
+      G.resize(R, nx);
+      bool complete = true;
+      for (int j = 0; j < nx && complete; ++j) {
+        Eigen::VectorXd xj = x;
+        xj[j] += so.delta;
+        fly(xj, tau_j);
+        ++out.predictions;
+        complete = tau_j.size() == R;  // (a diverged flight stops early)
+        if (complete) G.col(j) = (tau_j - tau) / so.delta;
+      }
+      if (!complete) break;
+      moved = false;
     }
-    if (!complete) break;
     // min over x' of max_r |τ_r + G_r (x' − x)| with a trust region μ s |x' − x|² (s: the mean
     // squared entry of G, so that μ is dimensionless), by Lawson's reweighted least squares.
     const double s = G.squaredNorm() / static_cast<double>(R * nx);
@@ -127,6 +131,7 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
       x = x_next;
       tau = std::move(tau_next);
       mu = std::max(mu / 3, 1e-6);
+      moved = true;
     } else {
       mu *= 10;
     }

@@ -20,7 +20,7 @@
 //      reweighted least squares for the minimax;
 //   4. fly the new plan; keep it if its total violation (the sum of the negative margins of every
 //      constraint the check knows, not only the bus') is smaller, and widen the trust region,
-//      otherwise shrink it and linearize again from the kept one.
+//      otherwise shrink it and step again from the kept one (same linearization).
 //
 // The other constraints (singularity, joint torques and limits, clearances) are checked on every
 // iterate but not linearized: a shape that trades the bus for a collision is not kept. A plan
@@ -35,7 +35,7 @@ namespace grapple::core {
 
 struct ShapingOptions {
   int basis = 5;            // functions per axis (CapturePlannerOptions::shape's rows), 1 to 24
-  int iterations = 8;       // linearizations (each 3 basis + 1 flights)
+  int iterations = 8;       // steps tried (each one flight, and 3 basis more to linearize after a kept one)
   int lawson = 25;          // reweighted least-squares passes per linearization
   double trust = 0.01;      // μ at the start (dimensionless: see above)
   double delta = 1e-3;      // [m] the coefficients' step of the forward differences
