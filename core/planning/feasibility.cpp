@@ -468,12 +468,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
       }
     }
   }
-  // None feasible as the thesis' paths: those the bus torque stopped are flown again with the bus'
-  // limit relaxed to ShapingOptions::max_ratio times (stopped at their first violation then), and
-  // the `shaped` that ask the bus least among those the shaping can start from
-  // (planning/path_shaping.hpp: shapeable) are reshaped against it, least first, until one is
-  // feasible: that one is the window. (Not the earliest meeting among all: a shaping flies its
-  // plan some eighty times.)
+  // None feasible as the thesis' paths: those the bus torque stopped are flown again, in the scan's
+  // order (earliest start first), with the bus' limit relaxed to ShapingOptions::max_ratio times
+  // (stopped at their first violation then), until `shaped` are found that the shaping can start
+  // from (planning/path_shaping.hpp: shapeable); these are reshaped against the bus torque, those
+  // asking it least first, until one is feasible: that one is the window. (Not the earliest
+  // meeting among all: a shaping flies its plan twenty to sixty times.)
   if (!w.found && shape && !bus_limited.empty()) {
     const ShapingOptions so;
     FeasibilityOptions relaxed = o;
@@ -496,7 +496,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     };
     HandState h;
     Eigen::VectorXd qs;
-    for (std::size_t i = 0; i < bus_limited.size(); ++i) {
+    for (std::size_t i = 0; i < bus_limited.size() && starts.size() < static_cast<std::size_t>(search.shaped); ++i) {
       const CapturePlan plan = planAt(bus_limited[i], h, qs);
       const PlanCheck check = checkCapturePlan(m, d, relaxed, plan, qs, v0, ee_frame, &torques);
       if (shapeable(check, torques, plan.rendezvousTime(), o, so)) starts.push_back({i, check.bus_torque});
