@@ -11,11 +11,11 @@
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/jacobian.hpp"
-#include "core/planning/path_shaping.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/geometry/collision.hpp"
 #include "core/math/rotation.hpp"
+#include "core/planning/path_shaping.hpp"
 #include "core/planning/riding_bound.hpp"
 
 namespace grapple::core {
@@ -413,6 +413,13 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // The best infeasible candidate: the one whose prediction went furthest (fraction of its plan)
   // before its first violation.
   double best_progress = -INFINITY;
+  // The chaser s after now, holding its pose: the hand and the base carried by the drift.
+  auto startAt = [&](double s, HandState& h, Eigen::VectorXd& qs) {
+    h = hand;
+    h.position += s * drift;
+    qs = q0;
+    qs.head<3>() += s * drift;
+  };
   // The candidates stopped by the bus torque, for the shaping below.
   struct BusLimited {
     double s, approach, final_time;
@@ -422,10 +429,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   for (double s = 0; s <= w.span + 1e-9; s += dt) {
     if (w.found && now + s >= w.meeting) break;  // no later start can meet earlier
     ++w.candidates;
-    HandState h = hand;
-    h.position += s * drift;
-    Eigen::VectorXd qs = q0;
-    qs.head<3>() += s * drift;
+    HandState h;
+    Eigen::VectorXd qs;
+    startAt(s, h, qs);
     for (double approach : approaches) {
       double t_f = 0;
       for (double factor : search.durations) {
@@ -485,10 +491,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     };
     std::vector<Start> starts;
     auto planAt = [&](const BusLimited& b, HandState& h, Eigen::VectorXd& qs) {
-      h = hand;
-      h.position += b.s * drift;
-      qs = q0;
-      qs.head<3>() += b.s * drift;
+      startAt(b.s, h, qs);
       CapturePlannerOptions po = planner;
       po.approach_distance = b.approach;
       po.final_time = b.final_time;
