@@ -143,7 +143,7 @@ double DebrisClearanceMonitor::operator()(const Model& m, Data& d, const Eigen::
 
 PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o, const CapturePlan& plan,
                            const Eigen::VectorXd& q_start, const Eigen::VectorXd& v_start, int ee_frame,
-                           std::vector<Vector3>* bus_torques) {
+                           PlanSeries* series) {
   if (!m.hasFreeBase()) throw std::invalid_argument("checkCapturePlan: the chaser's base must be free");
   if (!(o.step > 0)) throw std::invalid_argument("checkCapturePlan: the step must be > 0");
   // Coordinates: joints (1-DOF, their accelerations solved), modes (held at zero), the bus'
@@ -190,9 +190,11 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   bool diverged = false;
   PlanCheck out;
   out.times.reserve(steps + 1);
-  if (bus_torques) {
-    bus_torques->clear();
-    bus_torques->reserve(steps + 1);
+  if (series) {
+    series->bus_torque.clear();
+    series->geometric.clear();
+    series->bus_torque.reserve(steps + 1);
+    series->geometric.reserve(steps + 1);
   }
   out.margins.reserve(steps + 1);
   Eigen::VectorXd x(m.nv), ddq(m.nv), tau(m.nv);
@@ -252,13 +254,13 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     ddq(joints) = ddqm;
     ddq(free) = ddq_free0 - react * ddqm;
     tau = H * ddq + hv;
-    if (bus_torques) bus_torques->push_back(tau.segment<3>(3));
 
     // Margins at this instant.
-    double worst = INFINITY;
+    double worst = INFINITY, geometric = INFINITY;
     auto see = [&](Tracker& tr, double margin, double value, double limit, int index = -1) {
       tr.see(margin, t, value, limit, index);
       worst = std::min(worst, margin);
+      if (&tr != &joint_torque && &tr != &bus_torque) geometric = std::min(geometric, margin);
     };
     for (Eigen::Index k = 0; k < nj; ++k) {
       const int iv = joints[k];
@@ -304,6 +306,10 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     }
     out.times.push_back(t);
     out.margins.push_back(worst);
+    if (series) {
+      series->bus_torque.push_back(tau.segment<3>(3));
+      series->geometric.push_back(geometric);
+    }
     if (o.stop_at_violation && worst < 0) break;
     // Semi-implicit Euler at the prediction step.
     v += h * ddq;
@@ -482,14 +488,18 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // meeting among all: a shaping flies its plan twenty to sixty times.)
   if (!w.found && shape && !bus_limited.empty()) {
     const ShapingOptions so;
-    FeasibilityOptions relaxed = o;
+    ShapingOptions loose = so;  // the seeds that cross a geometric constraint a little
+    loose.max_geometric = -4;
+    FeasibilityOptions relaxed = o, whole = o;
     relaxed.bus_torque_limit *= so.max_ratio;
-    std::vector<Vector3> torques;
+    whole.stop_at_violation = false;
+    PlanSeries series;
     struct Start {
       std::size_t candidate;
       double peak;
     };
-    std::vector<Start> starts;
+    std::vector<Start> starts, crossing;
+    std::vector<std::size_t> stopped;  // stopped on a geometric constraint within loose.max_geometric
     auto planAt = [&](const BusLimited& b, HandState& h, Eigen::VectorXd& qs) {
       startAt(b.s, h, qs);
       CapturePlannerOptions po = planner;
@@ -501,28 +511,48 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     Eigen::VectorXd qs;
     for (std::size_t i = 0; i < bus_limited.size() && starts.size() < static_cast<std::size_t>(search.shaped); ++i) {
       const CapturePlan plan = planAt(bus_limited[i], h, qs);
-      const PlanCheck check = checkCapturePlan(m, d, relaxed, plan, qs, v0, ee_frame, &torques);
-      if (shapeable(check, torques, plan.rendezvousTime(), o, so)) starts.push_back({i, check.bus_torque});
-    }
-    std::sort(starts.begin(), starts.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
-    for (const Start& st : starts) {
-      if (w.shaped >= search.shaped) break;
-      const BusLimited& b = bus_limited[st.candidate];
-      CapturePlan plan = planAt(b, h, qs);
-      const ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, so, plan, qs, v0, ee_frame);
-      ++w.shaped;
-      w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
-      if (shaped.check.feasible) {
-        w.found = true;
-        w.start = now + b.s;
-        w.duration = plan.rendezvousTime();
-        w.meeting = now + b.s + plan.captureTime();
-        w.approach_distance = b.approach;
-        w.check = shaped.check;
-        w.shape = shaped.shape;
-        w.unshaped_bus_torque = shaped.bus_torque_before;
-        break;
+      const PlanCheck check = checkCapturePlan(m, d, relaxed, plan, qs, v0, ee_frame, &series);
+      if (shapeable(check, series, plan.rendezvousTime(), o, so)) {
+        starts.push_back({i, check.bus_torque});
+      } else if (check.limiting != "bus_torque" && check.limiting != "joint_torque" && check.margin >= loose.max_geometric) {
+        stopped.push_back(i);
       }
+    }
+    auto shapeFrom = [&](std::vector<Start>& seeds, const ShapingOptions& options) {
+      std::sort(seeds.begin(), seeds.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
+      for (const Start& st : seeds) {
+        if (w.found || w.shaped >= search.shaped) return;
+        const BusLimited& b = bus_limited[st.candidate];
+        CapturePlan plan = planAt(b, h, qs);
+        const ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, options, plan, qs, v0, ee_frame);
+        if (shaped.hopeless) continue;
+        ++w.shaped;
+        w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
+        if (shaped.check.feasible) {
+          w.found = true;
+          w.start = now + b.s;
+          w.duration = plan.rendezvousTime();
+          w.meeting = now + b.s + plan.captureTime();
+          w.approach_distance = b.approach;
+          w.check = shaped.check;
+          w.shape = shaped.shape;
+          w.unshaped_bus_torque = shaped.bus_torque_before;
+        }
+      }
+    };
+    shapeFrom(starts, so);
+    // None of those: the seeds that cross a geometric constraint a little, flown whole, shaped
+    // with their geometric margins raised in the subproblem.
+    if (!w.found) {
+      const int budget = w.shaped;
+      w.shaped = 0;
+      for (std::size_t k = 0; k < stopped.size() && crossing.size() < static_cast<std::size_t>(search.shaped); ++k) {
+        const CapturePlan plan = planAt(bus_limited[stopped[k]], h, qs);
+        const PlanCheck check = checkCapturePlan(m, d, whole, plan, qs, v0, ee_frame, &series);
+        if (shapeable(check, series, plan.rendezvousTime(), o, loose)) crossing.push_back({stopped[k], check.bus_torque});
+      }
+      shapeFrom(crossing, loose);
+      w.shaped += budget;
     }
   }
   if (!w.found && std::isnan(w.best_start)) w.best_start = now;

@@ -102,12 +102,20 @@ struct PlanCheck {
   std::string reason() const;      // "joint_torque: joint 'joint2' asks 212 N m ... at 3.2 s"
 };
 
+// Along a prediction, at each step (at PlanCheck::times): the bus torque asked (bus frame [N m])
+// and the smallest normalized margin of the geometric constraints (singularity, joint limits and
+// rates, clearances): what the path shaping (planning/path_shaping.hpp) linearizes.
+struct PlanSeries {
+  std::vector<Vector3> bus_torque;
+  std::vector<double> geometric;
+};
+
 // The plan's prediction from the chaser state (q, v) at the plan's start (modal coordinates are
-// set to zero: the rigid-equivalent chaser). ee_frame: the hand. With `bus_torques`, also the
-// bus torque asked at each step (bus frame [N m], at PlanCheck::times; the path shaping's input).
+// set to zero: the rigid-equivalent chaser). ee_frame: the hand. With `series`, also the bus
+// torque and the geometric margin at each step.
 PlanCheck checkCapturePlan(const Model& model, Data& data, const FeasibilityOptions& options,
                            const CapturePlan& plan, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                           int ee_frame, std::vector<Vector3>* bus_torques = nullptr);
+                           int ee_frame, PlanSeries* series = nullptr);
 
 // The arm's clearance from the debris' box now (outside the approach corridor) [m], beyond the
 // link radius: what the abort monitor watches. Runs forwardKinematics(q).

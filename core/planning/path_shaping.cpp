@@ -27,21 +27,21 @@ Shape unpack(const Eigen::VectorXd& x) {
 
 }  // namespace
 
-bool shapeable(const PlanCheck& check, const std::vector<Vector3>& bus_torques, double t_f,
-               const FeasibilityOptions& o, const ShapingOptions& so) {
+bool shapeable(const PlanCheck& check, const PlanSeries& series, double t_f, const FeasibilityOptions& o,
+               const ShapingOptions& so) {
   // Where the shaping does not start: a flight that violates a geometric constraint (singularity,
-  // joint limits or rates, clearances; a flight past a singular pose diverges, and linearizing it
-  // means nothing), or asks the bus too much after the Ch. 7 stage (the slide and the hold, where
-  // the path is the debris' own: the bus torque there is the arm's configuration's and rates' at
-  // the meeting, which a correction vanishing there changes only through the bus' drift), or far
-  // too much anywhere.
+  // joint limits or rates, clearances) by more than max_geometric (a flight past a singular pose
+  // diverges, and linearizing it means nothing), or asks the bus too much after the Ch. 7 stage
+  // (the slide and the hold, where the path is the debris' own: the bus torque there is the arm's
+  // configuration's and rates' at the meeting, which a correction vanishing there changes only
+  // through the bus' drift), or far too much anywhere.
   for (const ConstraintMargin& c : check.constraints) {
-    if (c.margin < 0 && c.name != "bus_torque" && c.name != "joint_torque") return false;
+    if (c.name != "bus_torque" && c.name != "joint_torque" && !(c.margin >= so.max_geometric)) return false;
   }
   const double limit = o.torque_margin * o.bus_torque_limit;
-  if (!(check.bus_torque <= so.max_ratio * limit) || bus_torques.size() != check.times.size()) return false;
+  if (!(check.bus_torque <= so.max_ratio * limit) || series.bus_torque.size() != check.times.size()) return false;
   for (std::size_t i = 0; i < check.times.size(); ++i) {
-    if (check.times[i] > t_f + 1e-9 && bus_torques[i].cwiseAbs().maxCoeff() > limit) return false;
+    if (check.times[i] > t_f + 1e-9 && series.bus_torque[i].cwiseAbs().maxCoeff() > limit) return false;
   }
   return true;
 }
@@ -59,13 +59,32 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
   FeasibilityOptions o = options;
   o.stop_at_violation = false;  // the whole path is linearized
   const int nx = 3 * so.basis;
-  // One flight in prediction of the plan shaped by x: its check, and its bus torques stacked.
-  std::vector<Vector3> torques;
-  auto fly = [&](const Eigen::VectorXd& x, Eigen::VectorXd& tau) {
+  // One flight in prediction of the plan shaped by x: its check, and the rows the subproblem
+  // bounds stacked: the bus torques, and where the geometric margin is under `geometric_on`, the
+  // deficit κ (geometric_on − margin) with κ the bus' share of its limit (a unit of normalized
+  // margin weighs as much as the whole torque a plan may ask).
+  PlanSeries series;
+  const double limit = o.torque_margin * o.bus_torque_limit;
+  std::vector<int> active;  // steps whose geometric row is in, fixed per linearization
+  auto rowsOf = [&](bool choose, Eigen::VectorXd& rows) {
+    const auto n = static_cast<Eigen::Index>(series.bus_torque.size());
+    if (choose) {
+      active.clear();
+      for (Eigen::Index i = 0; i < n; ++i) {
+        if (series.geometric[static_cast<std::size_t>(i)] < so.geometric_on) active.push_back(static_cast<int>(i));
+      }
+    }
+    rows.resize(3 * n + static_cast<Eigen::Index>(active.size()));
+    for (Eigen::Index i = 0; i < n; ++i) rows.segment<3>(3 * i) = series.bus_torque[static_cast<std::size_t>(i)];
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      const double g = active[a] < n ? series.geometric[static_cast<std::size_t>(active[a])] : -INFINITY;
+      rows[3 * n + static_cast<Eigen::Index>(a)] = limit * (so.geometric_on - g);
+    }
+  };
+  auto fly = [&](const Eigen::VectorXd& x, Eigen::VectorXd& rows, bool choose) {
     plan.setShape(unpack(x));
-    PlanCheck c = checkCapturePlan(m, d, o, plan, q, v, ee_frame, &torques);
-    tau.resize(3 * static_cast<Eigen::Index>(torques.size()));
-    for (std::size_t i = 0; i < torques.size(); ++i) tau.segment<3>(3 * static_cast<Eigen::Index>(i)) = torques[i];
+    PlanCheck c = checkCapturePlan(m, d, o, plan, q, v, ee_frame, &series);
+    rowsOf(choose, rows);
     return c;
   };
   Eigen::VectorXd x = Eigen::VectorXd::Zero(nx), tau;
@@ -73,11 +92,11 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
     for (int k = 0; k < so.basis; ++k) x.segment<3>(3 * k) = plan.options().shape.row(k).transpose();
   }
   ShapedPlan out;
-  out.check = fly(x, tau);
+  out.check = fly(x, tau, true);
   out.shape = unpack(x);
   out.predictions = 1;
   out.bus_torque_before = out.check.bus_torque;
-  if (!shapeable(out.check, torques, plan.rendezvousTime(), o, so)) {
+  if (!shapeable(out.check, series, plan.rendezvousTime(), o, so)) {
     out.hopeless = true;
     return out;
   }
@@ -96,9 +115,9 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
       for (int j = 0; j < nx && complete; ++j) {
         Eigen::VectorXd xj = x;
         xj[j] += so.delta;
-        fly(xj, tau_j);
+        fly(xj, tau_j, false);
         ++out.predictions;
-        complete = tau_j.size() == R;  // (a diverged flight stops early)
+        complete = tau_j.size() == R && tau_j.allFinite();  // (a diverged flight stops early)
         if (complete) G.col(j) = (tau_j - tau) / so.delta;
       }
       if (!complete) break;
@@ -109,10 +128,15 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
     const double s = G.squaredNorm() / static_cast<double>(R * nx);
     const Eigen::MatrixXd trust = (mu * s) * Eigen::MatrixXd::Identity(nx, nx);
     Eigen::VectorXd w = Eigen::VectorXd::Constant(R, 1.0 / static_cast<double>(R)), step = Eigen::VectorXd::Zero(nx);
+    const Eigen::Index torque_rows = 3 * static_cast<Eigen::Index>(series.bus_torque.size());
     for (int l = 0; l < so.lawson; ++l) {
       const Eigen::MatrixXd WG = w.asDiagonal() * G;
       step = (G.transpose() * WG + trust).ldlt().solve(-WG.transpose() * tau);
-      const Eigen::VectorXd res = (tau + G * step).cwiseAbs();
+      Eigen::VectorXd res = (tau + G * step).cwiseAbs();
+      // The geometric rows bound from one side: a margin above its target is no error (a small
+      // weight kept so that the row can come back).
+      const Eigen::VectorXd signed_res = tau + G * step;
+      for (Eigen::Index r = torque_rows; r < R; ++r) res[r] = std::max(signed_res[r], 1e-9 * limit);
       w = w.cwiseProduct(res);
       const double sum = w.sum();
       if (!(sum > 0) || !std::isfinite(sum)) break;
@@ -121,7 +145,7 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
     if (!step.allFinite()) break;
     Eigen::VectorXd tau_next;
     const Eigen::VectorXd x_next = x + step;
-    const PlanCheck check = fly(x_next, tau_next);
+    const PlanCheck check = fly(x_next, tau_next, false);
     ++out.predictions;
     const double vio = violation(check);
     if (vio > kept) {
@@ -129,7 +153,7 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
       out.check = check;
       out.shape = unpack(x_next);
       x = x_next;
-      tau = std::move(tau_next);
+      rowsOf(true, tau);  // (the geometric rows active there)
       mu = std::max(mu / 3, 1e-6);
       moved = true;
     } else {

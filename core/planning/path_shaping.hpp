@@ -39,8 +39,12 @@ struct ShapingOptions {
   int lawson = 25;          // reweighted least-squares passes per linearization
   double trust = 0.01;      // μ at the start (dimensionless: see above)
   double delta = 1e-3;      // [m] the coefficients' step of the forward differences
-  // A plan asking the bus more than this many times its limit (the margin's share) is not shaped.
+  // A plan asking the bus more than this many times its limit (the margin's share) is not shaped,
+  // nor one violating a geometric constraint by more than max_geometric (normalized margin).
   double max_ratio = 3;
+  double max_geometric = 0;
+  // Steps whose geometric margin is under geometric_on enter the subproblem as rows to raise.
+  double geometric_on = 0.5;
 };
 
 struct ShapedPlan {
@@ -54,8 +58,8 @@ struct ShapedPlan {
 // Whether a plan, flown whole (check, with its bus torques), is one the shaping starts from: no
 // geometric constraint violated, the bus within its limit after the Ch. 7 stage (t_f), its peak
 // at most max_ratio times the limit.
-bool shapeable(const PlanCheck& check, const std::vector<Vector3>& bus_torques, double t_f,
-               const FeasibilityOptions& options, const ShapingOptions& shaping);
+bool shapeable(const PlanCheck& check, const PlanSeries& series, double t_f, const FeasibilityOptions& options,
+               const ShapingOptions& shaping);
 
 // Reshapes `plan` (its Ch. 7 stage, through CapturePlan::setShape) against the bus torque, the
 // chaser at (q, v) at the plan's start; leaves `plan` with the shape kept. Needs the bus held and
