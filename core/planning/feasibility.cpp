@@ -485,7 +485,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // (stopped at their first violation then), until `shaped` are found that the shaping can start
   // from (planning/path_shaping.hpp: shapeable); these are reshaped against the bus torque, those
   // asking it least first, until one is feasible: that one is the window. (Not the earliest
-  // meeting among all: a shaping flies its plan twenty to sixty times.)
+  // meeting among all: a shaping flies its plan twenty to sixty times.) Then, if none is, those
+  // that stopped on a geometric constraint crossed by less than ShapingOptions::max_geometric = −4
+  // (e.g. 6 cm into the links' clearance) the same way, flown whole first.
   if (!w.found && shape && !bus_limited.empty()) {
     const ShapingOptions so;
     ShapingOptions loose = so;  // the seeds that cross a geometric constraint a little
@@ -520,12 +522,14 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     }
     auto shapeFrom = [&](std::vector<Start>& seeds, const ShapingOptions& options) {
       std::sort(seeds.begin(), seeds.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
+      int tried = 0;
       for (const Start& st : seeds) {
-        if (w.found || w.shaped >= search.shaped) return;
+        if (w.found || tried >= search.shaped) return;
         const BusLimited& b = bus_limited[st.candidate];
         CapturePlan plan = planAt(b, h, qs);
         const ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, options, plan, qs, v0, ee_frame);
         if (shaped.hopeless) continue;
+        ++tried;
         ++w.shaped;
         w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
         if (shaped.check.feasible) {
@@ -544,15 +548,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     // None of those: the seeds that cross a geometric constraint a little, flown whole, shaped
     // with their geometric margins raised in the subproblem.
     if (!w.found) {
-      const int budget = w.shaped;
-      w.shaped = 0;
       for (std::size_t k = 0; k < stopped.size() && crossing.size() < static_cast<std::size_t>(search.shaped); ++k) {
         const CapturePlan plan = planAt(bus_limited[stopped[k]], h, qs);
         const PlanCheck check = checkCapturePlan(m, d, whole, plan, qs, v0, ee_frame, &series);
         if (shapeable(check, series, plan.rendezvousTime(), o, loose)) crossing.push_back({stopped[k], check.bus_torque});
       }
       shapeFrom(crossing, loose);
-      w.shaped += budget;
     }
   }
   if (!w.found && std::isnan(w.best_start)) w.best_start = now;

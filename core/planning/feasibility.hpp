@@ -32,8 +32,9 @@
 // Criterion: the earliest capture instant t0 + t_f among feasible plans (scanned in order of t0,
 // stopping once t0 alone passes the best t0 + t_f). When none is, the candidates the bus torque
 // stopped are reshaped against it (planning/path_shaping.hpp: the Ch. 7 path plus a correction
-// that keeps its ends, by sequential convex programming over the flight in prediction), those
-// asking the bus least first, and the first feasible one is the window. The scan itself
+// that keeps its ends, by sequential convex programming over the flight in prediction): first
+// those that violate nothing else, then those that cross a geometric constraint a little, each
+// set asking the bus least first; the first feasible one is the window. The scan itself
 // differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
 // path itself: here the path's shape stays the thesis' optimal one and the free variables are
 // when to start and (through the transversality condition) when to meet, as in Aghili's choice of
@@ -192,7 +193,7 @@ struct WindowSearchOptions {
   // plans ask smaller torques; the debris turns further meanwhile).
   std::vector<double> durations{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6};
   // When no candidate is feasible: how many of those the bus torque stopped are reshaped against
-  // it at most (planning/path_shaping.hpp; 0: none).
+  // it at most, in each of the two sets (planning/path_shaping.hpp; 0: none).
   int shaped = 12;
   double step = 0.2;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
 };

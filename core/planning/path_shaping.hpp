@@ -11,22 +11,24 @@
 // flight in prediction itself (single shooting, as Lampariello's, on the hand's path):
 //
 //   1. fly the plan in prediction (checkCapturePlan: the capture law's nominal motion, bus held)
-//      and record the bus torque at each step;
-//   2. linearize the torques in the 3n coefficients by forward differences of whole flights (the
-//      path's change moves the arm's configuration and rates over the plan, not only its
-//      acceleration: the instantaneous sensitivity alone mispredicts by newtons-metres);
-//   3. minimize the largest component of the linearized bus torque over the flight, with a trust
+//      and record at each step the bus torque and the smallest normalized margin of the geometric
+//      constraints (singularity, joint limits and rates, clearances: PlanSeries);
+//   2. linearize both in the 3n coefficients by forward differences of whole flights (the path's
+//      change moves the arm's configuration and rates over the plan, not only its acceleration:
+//      the instantaneous sensitivity alone mispredicts by newton-metres);
+//   3. minimize the largest of: the bus torque's components over the flight, and at the steps whose
+//      geometric margin is under `geometric_on`, the deficit κ (geometric_on − margin) (κ the bus'
+//      share of its limit; one-sided: a margin above its target costs nothing), with a trust
 //      region μ s |Δc|² (s the mean squared entry of the Jacobian), by Lawson's iteratively
 //      reweighted least squares for the minimax;
 //   4. fly the new plan; keep it if its total violation (the sum of the negative margins of every
-//      constraint the check knows, not only the bus') is smaller, and widen the trust region,
-//      otherwise shrink it and step again from the kept one (same linearization).
+//      constraint the check knows) is smaller, and widen the trust region, otherwise shrink it and
+//      step again from the kept one (same linearization).
 //
-// The other constraints (singularity, joint torques and limits, clearances) are checked on every
-// iterate but not linearized: a shape that trades the bus for a collision is not kept. A plan
-// that violates one of them as it comes, or whose bus torque beyond the Ch. 7 stage (the slide
-// along the grasp axis and the hold: the debris' own motion) is over the limit, is returned at
-// once (ShapedPlan::hopeless).
+// The joint torques are checked on every iterate but not in the subproblem. A plan that violates
+// a geometric constraint by more than max_geometric as it comes, asks the bus more than max_ratio
+// times its limit, or asks it too much beyond the Ch. 7 stage (the slide along the grasp axis and
+// the hold: the debris' own motion), is returned at once (ShapedPlan::hopeless).
 #pragma once
 
 #include "core/planning/feasibility.hpp"
