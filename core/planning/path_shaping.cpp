@@ -65,10 +65,12 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
   // margin weighs as much as the whole torque a plan may ask).
   PlanSeries series;
   const double limit = o.torque_margin * o.bus_torque_limit;
-  std::vector<int> active;  // steps whose geometric row is in, fixed per linearization
+  std::vector<int> active;         // steps whose geometric row is in, fixed per linearization
+  Eigen::Index torque_rows = 0;    // the bus torques' rows of the linearization's flight
   auto rowsOf = [&](bool choose, Eigen::VectorXd& rows) {
     const auto n = static_cast<Eigen::Index>(series.bus_torque.size());
     if (choose) {
+      torque_rows = 3 * n;
       active.clear();
       for (Eigen::Index i = 0; i < n; ++i) {
         if (series.geometric[static_cast<std::size_t>(i)] < so.geometric_on) active.push_back(static_cast<int>(i));
@@ -105,9 +107,10 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
   Eigen::VectorXd tau_j;
   bool moved = true;  // x changed since G was formed
   for (int it = 0; it < so.iterations && !out.check.feasible; ++it) {
-    // The Jacobian of the bus torques along the flight with respect to the coefficients, by
-    // forward differences of whole flights (the path's change moves the arm's configuration and
-    // rates, not only its acceleration: the instantaneous sensitivity alone mispredicts).
+    // The Jacobian of the rows (the bus torques along the flight, the geometric deficits) with
+    // respect to the coefficients, by forward differences of whole flights (the path's change
+    // moves the arm's configuration and rates, not only its acceleration: the instantaneous
+    // sensitivity alone mispredicts).
     const Eigen::Index R = tau.size();
     if (moved) {
       G.resize(R, nx);
@@ -123,20 +126,20 @@ ShapedPlan shapeAgainstBusTorque(const Model& m, Data& d, const FeasibilityOptio
       if (!complete) break;
       moved = false;
     }
-    // min over x' of max_r |τ_r + G_r (x' − x)| with a trust region μ s |x' − x|² (s: the mean
-    // squared entry of G, so that μ is dimensionless), by Lawson's reweighted least squares.
+    // min over x' of the largest row r + G (x' − x) (in absolute value for the torques) with a
+    // trust region μ s |x' − x|² (s: the mean squared entry of G, so that μ is dimensionless), by
+    // Lawson's reweighted least squares.
     const double s = G.squaredNorm() / static_cast<double>(R * nx);
     const Eigen::MatrixXd trust = (mu * s) * Eigen::MatrixXd::Identity(nx, nx);
     Eigen::VectorXd w = Eigen::VectorXd::Constant(R, 1.0 / static_cast<double>(R)), step = Eigen::VectorXd::Zero(nx);
-    const Eigen::Index torque_rows = 3 * static_cast<Eigen::Index>(series.bus_torque.size());
     for (int l = 0; l < so.lawson; ++l) {
       const Eigen::MatrixXd WG = w.asDiagonal() * G;
       step = (G.transpose() * WG + trust).ldlt().solve(-WG.transpose() * tau);
-      Eigen::VectorXd res = (tau + G * step).cwiseAbs();
+      Eigen::VectorXd res = tau + G * step;
       // The geometric rows bound from one side: a margin above its target is no error (a small
       // weight kept so that the row can come back).
-      const Eigen::VectorXd signed_res = tau + G * step;
-      for (Eigen::Index r = torque_rows; r < R; ++r) res[r] = std::max(signed_res[r], 1e-9 * limit);
+      res.head(torque_rows) = res.head(torque_rows).cwiseAbs();
+      for (Eigen::Index r = torque_rows; r < R; ++r) res[r] = std::max(res[r], 1e-9 * limit);
       w = w.cwiseProduct(res);
       const double sum = w.sum();
       if (!(sum > 0) || !std::isfinite(sum)) break;
