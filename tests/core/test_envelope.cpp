@@ -394,8 +394,8 @@ model:
   }
 
   // The shaping of one plan (planning/path_shaping): on the cell of the envelope below, a thesis'
-  // plan (34 s after the capture's start, meeting 19.3 s later; from the chaser at rest at 39.9 s) asks the bus more than its limit;
-  // shaped, it asks less and is feasible, the check returned is the one a new prediction of the
+  // plan (34 s after the capture's start, meeting 19.3 s later; from the chaser at rest at
+  // 39.9 s) asks the bus more than its limit; shaped, it asks less and is feasible, the check returned is the one a new prediction of the
   // shaped plan gives, and the plan still leaves the hand's state and meets the grasp point's.
   void Shaping_LowersTheBusTorqueOfAPlan() {
     LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
