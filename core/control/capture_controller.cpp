@@ -471,9 +471,9 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
     // (The blocks are copied into the scratch: Eigen's indexed views would copy their index
     // lists, and products of them make temporaries.)
     pick(H, free_, free_, Hff_);
-    llt_.compute(Hff_);
-    pick(H, free_, joints_, Hfm_);
-    react_ = llt_.solve(Hfm_);
+    llt_.compute(std::move(Hff_));  // (Hff_: scratch, refilled each call)
+    pick(H, free_, joints_, react_);
+    llt_.solveInPlace(react_);
     pick(H, free_, prescribed_, Hfp_);
     pick(x_, prescribed_, xp_);
     rhs_.noalias() = Hfp_ * xp_;

@@ -34,9 +34,8 @@
 #include <cmath>
 #include <memory>
 
-#include <Eigen/Cholesky>
-
 #include "core/estimation/parting_test.hpp"
+#include "core/math/small_cholesky.hpp"
 #include "core/planning/capture_planner.hpp"
 #include "core/planning/feasibility.hpp"
 #include "core/control/controller.hpp"
@@ -192,9 +191,9 @@ class CaptureController final : public Controller {
   // Scratch, sized by the first calls: the law's calls then allocate nothing.
   Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, tau_full_, unit_, qm_, vm_;
   Eigen::VectorXd rhs_, xp_, reaction_, tp_, posture_pull_, ddqm_, zero_joints_, qd_, vd_, ad_, dq_, rate_;
-  Eigen::MatrixXd react_, Hff_, Hfp_, Hfm_, Hp_, J_, Jf_, Apinv_;
+  Eigen::MatrixXd react_, Hff_, Hfp_, Hp_, J_, Jf_, Apinv_;
   Eigen::MatrixXd A_task_;  // the hand's task with its pointing rows (capture.align)
-  Eigen::LLT<Eigen::MatrixXd> llt_, llt_post_;
+  SmallCholesky llt_, llt_post_;  // of H_ff; of H (after the grasp)
   Eigen::MatrixXd A_;
   PseudoInverseWork pinv_;
 };

@@ -15,8 +15,8 @@ bool clearlyAboveThreshold(PseudoInverseWork& w, double threshold) {
   const double margin = 1e-6 * threshold * threshold + 1e-12 * w.AAt.trace();
   w.shifted = w.AAt;
   w.shifted.diagonal().array() -= threshold * threshold + margin;
-  w.certificate.compute(w.shifted);
-  return w.certificate.info() == Eigen::Success;
+  w.certificate.compute(std::move(w.shifted));
+  return w.certificate.positiveDefinite();
 }
 
 }  // namespace
@@ -37,9 +37,9 @@ void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double thresh
     lambda2 = s < threshold ? damping * damping * (1 - (s / threshold) * (s / threshold)) : 0.0;
   }
   w.AAt.diagonal().array() += lambda2;
-  w.ldlt.compute(w.AAt);
+  w.cholesky.compute(w.AAt);
   w.inv.setIdentity(r, r);
-  w.ldlt.solveInPlace(w.inv);
+  w.cholesky.solveInPlace(w.inv);
   out.resize(c, r);
   out.noalias() = A.transpose() * w.inv;
 }

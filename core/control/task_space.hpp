@@ -3,10 +3,10 @@
 // what the prediction promises is what the controller asks.
 #pragma once
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/SVD>
 
+#include "core/math/small_cholesky.hpp"
 #include "core/math/spatial.hpp"
 #include "core/world/debris.hpp"
 
@@ -25,8 +25,8 @@ Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, do
 struct PseudoInverseWork {
   Eigen::JacobiSVD<Eigen::MatrixXd> svd;
   Eigen::MatrixXd AAt, inv, shifted;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt;
-  Eigen::LLT<Eigen::MatrixXd> certificate;  // of A Aᵀ - ε² I: σ above the threshold (the SVD skipped)
+  SmallCholesky cholesky;     // of A Aᵀ + λ² I (positive definite: λ > 0 wherever σ < ε)
+  SmallCholesky certificate;  // of A Aᵀ - ε² I: σ above the threshold (the SVD skipped)
 };
 void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& work,
                          Eigen::MatrixXd& out, double* sigma = nullptr);

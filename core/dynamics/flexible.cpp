@@ -1,5 +1,7 @@
 #include "core/dynamics/flexible.hpp"
 
+#include <array>
+
 #include "core/dynamics/detail.hpp"
 
 namespace grapple::core::general {
@@ -132,17 +134,21 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
     const Vector3 a_O = acc.head<3>() + w.cross(vv);  // classical acceleration of the origin
     const Vector3 u = fb.Vu * delta, ud = fb.Vu * ddelta;
     Matrix3 Cd = Matrix3::Zero(), Cdd = Matrix3::Zero(), Udd = Matrix3::Zero(), Uvd = Matrix3::Zero();
-    Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMaxModes> Hd = Mw;  // H_ru + H_rψ + H_uu(δ)
+    using ModalColumns = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMaxModes>;
+    ModalColumns Hd = Mw;                            // H_ru + H_rψ + H_uu(δ)
+    ModalColumns Xv = ModalColumns::Zero(3, nf);     // Σ_j δ̇_j X_jk
+    std::array<Matrix3, kMaxModes> Qd;  // Σ_k δ_k Q_jk (the modal rows' R2 below as well)
     for (int j = 0; j < nf; ++j) {
       Cd += delta[j] * fb.C[j];
       Cdd += ddelta[j] * fb.C[j];
-      Matrix3 Qd = Matrix3::Zero();  // Σ_k δ_k Q_jk
+      Qd[j].setZero();
       for (int k = 0; k < nf; ++k) {
-        Qd += delta[k] * fb.Q[j * nf + k];
+        Qd[j] += delta[k] * fb.Q[j * nf + k];
         Hd.col(k) += delta[j] * fb.X[j * nf + k];
+        Xv.col(k) += ddelta[j] * fb.X[j * nf + k];
       }
-      Udd += delta[j] * Qd;
-      Uvd += ddelta[j] * Qd;
+      Udd += delta[j] * Qd[j];
+      Uvd += ddelta[j] * Qd[j];
     }
     const Matrix3 I_def = (2 * Cd.trace() + Udd.trace()) * Matrix3::Identity() - Cd -
                           Cd.transpose() - Udd;
@@ -152,14 +158,9 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
              Hd * dd2 + w.cross(Vector3(fb.Hrpsi * ddelta));
     const double w2 = w.squaredNorm();
     for (int k = 0; k < nf; ++k) {
-      Matrix3 R2 = fb.C[k];
-      Vector3 xk = Vector3::Zero();
-      for (int j = 0; j < nf; ++j) {
-        R2 += delta[j] * fb.Q[k * nf + j];
-        xk += ddelta[j] * fb.X[j * nf + k];
-      }
+      const Matrix3 R2 = fb.C[k] + Qd[k];  // C_k + Σ_j δ_j Q_kj
       bottom[k] = fb.Vu.col(k).dot(a_O) + Hd.col(k).dot(al) + w.dot(R2 * w) - w2 * R2.trace() +
-                  2 * w.dot(xk);
+                  2 * w.dot(Xv.col(k));
     }
     p1.noalias() = fb.M_dd * dd2;
     bottom += p1;

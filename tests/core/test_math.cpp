@@ -4,11 +4,13 @@
 
 #include <random>
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 
 #include "core/math/dh.hpp"
 #include "core/math/rotation.hpp"
 #include "core/math/sincos.hpp"
+#include "core/math/small_cholesky.hpp"
 #include "core/math/spatial.hpp"
 #include "tests/support/compare.hpp"
 #include "tests/support/random_model.hpp"
@@ -202,6 +204,38 @@ class TestMath : public QObject {
                              Transform{rotZ(th), Vector3::Zero()} * Transform{Matrix3::Identity(), Vector3(0, 0, d)};
     EXPECT_MATRIX_NEAR(Mod.p, expect.p, 1e-15);
     EXPECT_MATRIX_NEAR(Mod.R, expect.R, 1e-15);
+  }
+
+  // The small Cholesky solve against the residual of the system and Eigen's LLT, for sizes and
+  // numbers of right-hand sides around its four-wide kernel; a matrix with a negative eigenvalue
+  // is reported, and a refactorization in the same storage allocates nothing new (same answers).
+  void SmallCholesky_SolvesAndReportsIndefinite() {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int n : {1, 3, 6, 21, 30}) {
+      for (int k : {1, 3, 4, 5, 7, 9}) {
+        const Eigen::MatrixXd G = Eigen::MatrixXd::NullaryExpr(n, n, [&] { return u(rng); });
+        const Eigen::MatrixXd A = G * G.transpose() + 0.1 * Eigen::MatrixXd::Identity(n, n);
+        const Eigen::MatrixXd B = Eigen::MatrixXd::NullaryExpr(n, k, [&] { return u(rng); });
+        SmallCholesky chol;
+        chol.compute(A);
+        QVERIFY(chol.positiveDefinite());
+        Eigen::MatrixXd X = B;
+        chol.solveInPlace(X);
+        const Eigen::MatrixXd reference = A.llt().solve(B);
+        QVERIFY2((A * X - B).norm() <= 1e-10 * A.norm() * X.norm(), qPrintable(QString("n %1, k %2").arg(n).arg(k)));
+        EXPECT_MATRIX_NEAR(X, reference, 1e-9 * reference.norm());
+        Eigen::MatrixXd scratch = A;  // factored in its storage: the same factor
+        chol.compute(std::move(scratch));
+        Eigen::MatrixXd Y = B;
+        chol.solveInPlace(Y);
+        QVERIFY(Y == X);
+      }
+    }
+    Eigen::Matrix3d indefinite = Eigen::Vector3d(2, -1, 3).asDiagonal();
+    SmallCholesky chol;
+    chol.compute(Eigen::MatrixXd(indefinite));
+    QVERIFY(!chol.positiveDefinite());
   }
 };
 
