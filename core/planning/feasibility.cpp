@@ -432,6 +432,17 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   };
   std::vector<BusLimited> bus_limited;
   const bool shape = search.shaped > 0 && std::isfinite(options.bus_torque_limit) && options.hold_bus;
+  // A plan feasible at the candidates' step is confirmed at the check's own, finer one before it
+  // is chosen: a peak between the coarse steps would pass otherwise, the plan then fail its check
+  // at its start, and the search made anew from there pick the same plan again.
+  FeasibilityOptions fine = options;
+  fine.stop_at_violation = true;
+  auto confirm = [&](const CapturePlan& plan, const Eigen::VectorXd& qs, PlanCheck& check) {
+    if (!check.feasible || fine.step >= o.step) return check.feasible;
+    PlanCheck f = checkCapturePlan(m, d, fine, plan, qs, v0, ee_frame);
+    if (!f.feasible) check = std::move(f);
+    return check.feasible;
+  };
   for (double s = 0; s <= w.span + 1e-9; s += dt) {
     if (w.found && now + s >= w.meeting) break;  // no later start can meet earlier
     ++w.candidates;
@@ -455,6 +466,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
           if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
           check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
           if (!check.times.empty()) progress = check.times.back() / (plan.captureTime() + o.hold);
+          confirm(plan, qs, check);
           if (shape && !check.feasible && check.limiting == "bus_torque") {
             bus_limited.push_back({s, approach, plan.rendezvousTime()});
           }
@@ -527,12 +539,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
         if (w.found || tried >= search.shaped) return;
         const BusLimited& b = bus_limited[st.candidate];
         CapturePlan plan = planAt(b, h, qs);
-        const ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, options, plan, qs, v0, ee_frame);
+        ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, options, plan, qs, v0, ee_frame);
         if (shaped.hopeless) continue;
         ++tried;
         ++w.shaped;
         w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
-        if (shaped.check.feasible) {
+        if (confirm(plan, qs, shaped.check)) {
           w.found = true;
           w.start = now + b.s;
           w.duration = plan.rendezvousTime();

@@ -393,6 +393,28 @@ model:
     QVERIFY(w.meeting <= first + dt + 1e-9);
   }
 
+  // A candidate feasible at the search's step (0.2 s) is confirmed at the check's own (0.04 s)
+  // before it is chosen. The cell: 6 deg/s about body (1 1 0), phase 180. There the thesis' path
+  // from t = 193.4 s asks 4.50 N m of the bus at 0.2 s steps (within the 90 % a plan may use) and
+  // 5.01 at 0.04 s steps; chosen unconfirmed, it failed its check at its start, the search made
+  // anew from there chose it again, and the flight asked 5.23 N m (captured out of spec). Now the
+  // window found is one whose plan is feasible at the fine step, no window is lost, and the run is
+  // captured with every requirement met.
+  void Window_ConfirmedAtTheCheckStep() {
+    LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
+    const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
+    QCOMPARE(grid.axes[4].name, std::string("body (1 1 0)"));
+    l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[4].axis, 6, 180);
+    l.scenario.run.duration = 215;
+    Simulation sim(l.scenario, l.model);
+    sim.run();
+    const MissionMetrics mm = missionMetrics(sim);
+    qInfo("%s; %s: %s", lastEvent(sim, "window")->detail.c_str(), std::string(outcomeName(mm.outcome)).c_str(),
+          mm.outcome_reason.c_str());
+    QVERIFY(lastEvent(sim, "window_lost") == nullptr);
+    QCOMPARE(mm.outcome, Outcome::kCaptured);
+  }
+
   // The shaping of one plan (planning/path_shaping): on the cell of the envelope below, a thesis'
   // plan (34 s after the capture's start, meeting 19.3 s later; from the chaser at rest at
   // 39.9 s) asks the bus more than its limit; shaped, it asks less and is feasible, the check returned is the one a new prediction of the
@@ -668,10 +690,11 @@ model:
     LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
     const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
     QCOMPARE(grid.size(), std::size_t(72));
-    // Measured: 54 of 60 up to 6 deg/s (90 %; 44 before the path shaping); the goal, 95 %, is not
+    // Measured: 55 of 60 up to 6 deg/s (92 %; 44 before the path shaping); the goal, 95 %, is not
     // reached (README). The floor keeps what the window search over three tumbling periods, the
-    // two-stage approach, the aligned approach axis and the shaping against the bus torque gained.
-    checkEnvelope(l, grid, 2, 0.88);
+    // two-stage approach, the aligned approach axis, the shaping against the bus torque and the
+    // candidates confirmed at the check's step gained.
+    checkEnvelope(l, grid, 2, 0.9);
   }
 
   // A smaller grid on the flexible chaser: 2 and 4 deg/s, the principal axes and body x, phase 0.
