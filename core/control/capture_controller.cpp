@@ -472,16 +472,21 @@ void CaptureController::prepareDynamics(ControlContext& ctx) {
     // lists, and products of them make temporaries.)
     pick(H, free_, free_, Hff_);
     llt_.compute(std::move(Hff_));  // (Hff_: scratch, refilled each call)
-    pick(H, free_, joints_, react_);
-    llt_.solveInPlace(react_);
+    // H_fm and the right-hand side solved together (the solve goes four columns at a time):
+    // [H_ff⁻¹ H_fm, H_ff⁻¹ (x_f - h_f - H_fp x_p)].
+    const auto nf = static_cast<Eigen::Index>(free_.size()), nj = static_cast<Eigen::Index>(joints_.size());
     pick(H, free_, prescribed_, Hfp_);
     pick(x_, prescribed_, xp_);
-    rhs_.noalias() = Hfp_ * xp_;
-    for (std::size_t k = 0; k < free_.size(); ++k) {
-      const auto i = static_cast<Eigen::Index>(k);
-      rhs_[i] = x_[free_[k]] - h[free_[k]] - rhs_[i];
+    solved_.resize(nf, nj + 1);
+    solved_.col(nj).noalias() = Hfp_ * xp_;
+    for (Eigen::Index k = 0; k < nf; ++k) {
+      const int f = free_[static_cast<std::size_t>(k)];
+      for (Eigen::Index j = 0; j < nj; ++j) solved_(k, j) = H(f, joints_[static_cast<std::size_t>(j)]);
+      solved_(k, nj) = x_[f] - h[f] - solved_(k, nj);
     }
-    llt_.solveInPlace(rhs_);
+    llt_.solveInPlace(solved_);
+    react_ = solved_.leftCols(nj);
+    rhs_ = solved_.col(nj);
     place(rhs_, free_, ddq_);
   }
 }

@@ -191,7 +191,7 @@ class CaptureController final : public Controller {
   // Scratch, sized by the first calls: the law's calls then allocate nothing.
   Eigen::VectorXd x_, ddq0_, q_r_, v_r_, ddq_, tau_full_, unit_, qm_, vm_;
   Eigen::VectorXd rhs_, xp_, reaction_, tp_, posture_pull_, ddqm_, zero_joints_, qd_, vd_, ad_, dq_, rate_;
-  Eigen::MatrixXd react_, Hff_, Hfp_, Hp_, J_, Jf_, Apinv_;
+  Eigen::MatrixXd react_, solved_, Hff_, Hfp_, Hp_, J_, Jf_, Apinv_;
   Eigen::MatrixXd A_task_;  // the hand's task with its pointing rows (capture.align)
   SmallCholesky llt_, llt_post_;  // of H_ff; of H (after the grasp)
   Eigen::MatrixXd A_;
