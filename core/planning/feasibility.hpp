@@ -195,7 +195,7 @@ struct WindowSearchOptions {
   // When no candidate is feasible: how many of those the bus torque stopped are reshaped against
   // it at most, in each of the two sets (planning/path_shaping.hpp; 0: none).
   int shaped = 12;
-  double step = 0.2;  // [s] prediction step of the candidates (the plan chosen is checked again at FeasibilityOptions::step when it starts)
+  double step = 0.2;  // [s] prediction step of the candidates (one found feasible is confirmed at FeasibilityOptions::step before it is chosen, and checked again when it starts)
 };
 
 // How long after now the window search scans: `periods` tumbling periods (2π/rate each) and a
