@@ -126,6 +126,7 @@ void CaptureController::searchWindow(ControlContext& ctx) {
   ws.periods = c.window.periods;
   ws.step_deg = c.window.step_deg;
   ws.min_step = c.window.min_step;
+  ws.threads = c.window.threads;
   window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_, ws, plannerOptions(), debris_,
                                                                 *ctx.debris, ctx.t, ctx.q, ctx.v, ee_frame_));
   if (window_->found) {

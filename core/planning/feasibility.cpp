@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <functional>
 #include <stdexcept>
+#include <thread>
 
 #include <Eigen/Cholesky>
 
@@ -443,17 +446,27 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     if (!f.feasible) check = std::move(f);
     return check.feasible;
   };
-  for (double s = 0; s <= w.span + 1e-9; s += dt) {
-    if (w.found && now + s >= w.meeting) break;  // no later start can meet earlier
-    ++w.candidates;
+  // One start's candidates, in the scan's order (approach, then duration), each predicted whole
+  // up to its first violation: independent of every other start, so that `threads` starts are
+  // predicted at once (each thread with its own Data and debris propagation, deterministic: the
+  // same states as the serial scan's), and the results are taken in the serial order below.
+  struct Candidate {
+    double approach = 0, rendezvous = 0, capture = 0, progress = -INFINITY;
+    PlanCheck check;
+  };
+  // (bound: the earliest meeting found before the wave; the durations of an approach that would
+  // meet later are not predicted, as the serial scan skips them.)
+  auto scanStart = [&](double s, double bound, Data& data, DebrisTrajectory& debris_path, std::vector<Candidate>& out) {
+    out.clear();
     HandState h;
     Eigen::VectorXd qs;
     startAt(s, h, qs);
+    FeasibilityOptions fine_check = fine;
     for (double approach : approaches) {
       double t_f = 0;
       for (double factor : search.durations) {
-        PlanCheck check;
-        double progress = -INFINITY;
+        Candidate c;
+        c.approach = approach;
         try {
           CapturePlannerOptions po = planner;
           po.approach_distance = approach;
@@ -461,33 +474,93 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
             if (t_f <= 0) break;  // no transversality root to scale
             po.final_time = factor * t_f;
           }
-          const CapturePlan plan(debris, trajectory.state(s), h, po);
+          const CapturePlan plan(debris, debris_path.state(s), h, po);
           if (factor == 1) t_f = plan.rendezvousTime();
-          if (w.found && now + s + plan.captureTime() >= w.meeting) break;  // slower ones meet later still
-          check = checkCapturePlan(m, d, o, plan, qs, v0, ee_frame);
-          if (!check.times.empty()) progress = check.times.back() / (plan.captureTime() + o.hold);
-          confirm(plan, qs, check);
-          if (shape && !check.feasible && check.limiting == "bus_torque") {
-            bus_limited.push_back({s, approach, plan.rendezvousTime()});
-          }
-          if (check.feasible) {
-            w.found = true;
-            w.start = now + s;
-            w.duration = plan.rendezvousTime();
-            w.meeting = now + s + plan.captureTime();
-            w.approach_distance = approach;
-            w.check = check;
-            break;  // the slower ones meet later
-          }
+          if (now + s + plan.captureTime() >= bound) break;  // slower ones meet later still
+          c.rendezvous = plan.rendezvousTime();
+          c.capture = plan.captureTime();
+          c.check = checkCapturePlan(m, data, o, plan, qs, v0, ee_frame);
+          if (!c.check.times.empty()) c.progress = c.check.times.back() / (plan.captureTime() + o.hold);
+          // Confirmed at the check's own step (below: `fine`).
+          if (c.check.feasible && fine_check.step < o.step) c.check = checkCapturePlan(m, data, fine_check, plan, qs, v0, ee_frame);
         } catch (const std::runtime_error& e) {
-          check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
-          check.margin = -INFINITY;
-          check.limiting = "transversality";
+          c.check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
+          c.check.margin = -INFINITY;
+          c.check.limiting = "transversality";
+          c.capture = INFINITY;
         }
-        if (!w.found && progress > best_progress) {
-          best_progress = progress;
+        const bool feasible = c.check.feasible;
+        if (feasible) bound = std::min(bound, now + s + c.capture);  // (the other approach's too)
+        out.push_back(std::move(c));
+        if (feasible) break;  // the slower ones meet later
+      }
+    }
+  };
+  const int threads = std::max(1, search.threads);
+  std::vector<Data> datas(static_cast<std::size_t>(threads - 1), d);
+  std::vector<DebrisTrajectory> paths(static_cast<std::size_t>(threads - 1), DebrisTrajectory(debris, debris_now, planner.debris_step));
+  std::vector<double> starts;
+  for (double s = 0; s <= w.span + 1e-9; s += dt) starts.push_back(s);
+  // A wave: one start per thread (a start found feasible bounds the durations the next wave
+  // predicts; with one thread the scan is the serial one).
+  const std::size_t wave = static_cast<std::size_t>(threads);
+  std::vector<std::vector<Candidate>> results(wave);
+  bool done = false;
+  for (std::size_t first = 0; first < starts.size() && !done; first += wave) {
+    const std::size_t n = std::min(wave, starts.size() - first);
+    if (w.found && now + starts[first] >= w.meeting) break;  // no later start can meet earlier
+    // The wave's starts, thread t taking every threads-th one; the calling thread takes its share.
+    std::vector<std::thread> workers;
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+    const double bound = w.found ? w.meeting : INFINITY;
+    auto work = [&](int t, Data& data, DebrisTrajectory& debris_path) {
+      try {
+        for (std::size_t k = static_cast<std::size_t>(t); k < n; k += static_cast<std::size_t>(threads)) {
+          scanStart(starts[first + k], bound, data, debris_path, results[k]);
+        }
+      } catch (...) {
+        errors[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+    };
+    for (int t = 1; t < threads; ++t) {
+      workers.emplace_back(work, t, std::ref(datas[static_cast<std::size_t>(t - 1)]),
+                           std::ref(paths[static_cast<std::size_t>(t - 1)]));
+    }
+    work(0, d, trajectory);
+    for (std::thread& t : workers) t.join();
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+    // Taken in the serial order: the earliest meeting, the bus-limited seeds, the best candidate.
+    for (std::size_t k = 0; k < n; ++k) {
+      const double s = starts[first + k];
+      if (w.found && now + s >= w.meeting) {
+        done = true;
+        break;
+      }
+      ++w.candidates;
+      for (std::size_t i = 0; i < results[k].size(); ++i) {
+        Candidate& c = results[k][i];
+        if (w.found && now + s + c.capture >= w.meeting) {  // slower ones of this approach meet later still
+          while (i + 1 < results[k].size() && results[k][i + 1].approach == c.approach) ++i;
+          continue;
+        }
+        if (shape && !c.check.feasible && c.check.limiting == "bus_torque") {
+          bus_limited.push_back({s, c.approach, c.rendezvous});
+        }
+        if (c.check.feasible) {
+          w.found = true;
+          w.start = now + s;
+          w.duration = c.rendezvous;
+          w.meeting = now + s + c.capture;
+          w.approach_distance = c.approach;
+          w.check = std::move(c.check);
+          continue;  // (the slower ones of this approach were not predicted)
+        }
+        if (!w.found && c.progress > best_progress) {
+          best_progress = c.progress;
           w.best_start = now + s;
-          w.check = check;
+          w.check = c.check;
         }
       }
     }

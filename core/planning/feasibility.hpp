@@ -195,6 +195,8 @@ struct WindowSearchOptions {
   // When no candidate is feasible: how many of those the bus torque stopped are reshaped against
   // it at most, in each of the two sets (planning/path_shaping.hpp; 0: none).
   int shaped = 12;
+  // Threads predicting the start times at once (the scan's result is the same for any number).
+  int threads = 1;
   double step = 0.2;  // [s] prediction step of the candidates (one found feasible is confirmed at FeasibilityOptions::step before it is chosen, and checked again when it starts)
 };
 

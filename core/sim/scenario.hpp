@@ -196,6 +196,7 @@ struct ControllerSpec {
       double periods = 1;          // tumbling periods searched (and a twentieth), within the horizon
       double step_deg = 4;         // start times every this much debris rotation ...
       double min_step = 0.25;      // [s] ... and at least this far apart
+      int threads = 1;             // threads predicting the start times at once (the same window)
       double torque_margin = 0.9;  // the plan may use this fraction of each joint's and the bus' limit
       double clearance = 0.02;     // [m] between the arm (capsules of link_radius) and the debris'
                                    //   box or the bus' box, outside the approach corridor

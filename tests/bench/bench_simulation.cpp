@@ -129,7 +129,7 @@ void Planning_CheckPlan(benchmark::State& state) {
   state.counters["plan_s"] = plan.captureTime();
 }
 
-void benchWindowSearch(benchmark::State& state, bool shaped_cell) {
+void benchWindowSearch(benchmark::State& state, bool shaped_cell, int threads = 1) {
   AtCaptureStart s(shaped_cell);
   const Model& m = s.sim.model();
   Data d(m, false);
@@ -137,6 +137,7 @@ void benchWindowSearch(benchmark::State& state, bool shaped_cell) {
   WindowSearchOptions ws;
   ws.horizon = c.window.horizon;
   ws.periods = c.window.periods;
+  ws.threads = threads;
   CapturePlannerOptions po;  // the scenario's: both the one-stage and the two-stage plans tried, aligned
   po.approach_distance = c.approach.distance;
   po.approach_time = c.approach.duration;
@@ -156,6 +157,10 @@ void benchWindowSearch(benchmark::State& state, bool shaped_cell) {
 
 void Planning_WindowSearch(benchmark::State& state) { benchWindowSearch(state, false); }
 void Planning_WindowSearchShaped(benchmark::State& state) { benchWindowSearch(state, true); }
+// The same two searches with the start times predicted on Arg threads (WindowSearchOptions::threads;
+// wall time: the speed-up on more cores).
+void Planning_WindowSearchThreads(benchmark::State& state) { benchWindowSearch(state, false, static_cast<int>(state.range(0))); }
+void Planning_WindowSearchShapedThreads(benchmark::State& state) { benchWindowSearch(state, true, static_cast<int>(state.range(0))); }
 
 // The bound on the bus torque of riding the grasp point (planning/riding_bound) over the window
 // search's span from the capture's start (capture_rigid: 4 deg/s, three tumbling periods, a grid
@@ -238,6 +243,8 @@ BENCHMARK(Controller_Aerial);
 BENCHMARK(Planning_CheckPlan)->Unit(benchmark::kMillisecond);
 BENCHMARK(Planning_WindowSearch)->Unit(benchmark::kMillisecond);
 BENCHMARK(Planning_WindowSearchShaped)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(Planning_WindowSearchThreads)->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(2);
+BENCHMARK(Planning_WindowSearchShapedThreads)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime()->Arg(1)->Arg(2);
 BENCHMARK(Planning_RidingBound)->Unit(benchmark::kMillisecond);
 BENCHMARK(Scenario_CaptureRigid)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexible)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -393,6 +393,45 @@ model:
     QVERIFY(w.meeting <= first + dt + 1e-9);
   }
 
+  // The start times predicted on several threads give the serial scan's window to the last bit on
+  // the cell of Shaping_PredictedAndFlown over one tumbling period: no thesis' path feasible, every
+  // start scanned, the seeds the bus torque stopped collected in the scan's order and shaped (the
+  // mission as it is, where the scan stops at the earliest feasible meeting: test_threads, also
+  // under ThreadSanitizer).
+  void WindowSearch_Shaped_ThreadsGiveTheSerialResult() {
+    LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
+    const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
+    l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
+    l.scenario.run.duration = 40;
+    Simulation at(l.scenario, l.model);
+    at.run();
+    const Model& m = at.model();
+    const ControllerSpec& spec = l.scenario.controllers[1];
+    const FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
+    CapturePlannerOptions po;
+    po.approach_distance = spec.capture.approach.distance;
+    po.approach_time = spec.capture.approach.duration;
+    po.align = spec.capture.align;
+    WindowSearchOptions ws;
+    ws.periods = 1;
+    std::vector<CaptureWindow> w;
+    for (int threads : {1, 3}) {  // (three on two cores: the starts shared unevenly)
+      ws.threads = threads;
+      Data d(m, false);
+      w.push_back(searchCaptureWindow(m, d, o, ws, po, l.scenario.debris.properties, at.debris(), 40, at.q(), at.v(),
+                                      m.frameId("tool")));
+    }
+    qInfo("%s", w[0].reason().c_str());
+    QVERIFY(w[0].shaped > 0);
+    QCOMPARE(w[1].reason(), w[0].reason());
+    QCOMPARE(w[1].found, w[0].found);
+    QCOMPARE(w[1].candidates, w[0].candidates);
+    QCOMPARE(w[1].shaped, w[0].shaped);
+    QVERIFY(w[1].check.margin == w[0].check.margin && w[1].check.bus_torque == w[0].check.bus_torque);
+    QVERIFY(w[1].start == w[0].start && w[1].meeting == w[0].meeting && w[1].best_start == w[0].best_start);
+    QVERIFY(w[1].shape == w[0].shape);
+  }
+
   // A candidate feasible at the search's step (0.2 s) is confirmed at the check's own (0.04 s)
   // before it is chosen. The cell: 6 deg/s about body (1 1 0), phase 180. There the thesis' path
   // from t = 193.4 s asks 4.50 N m of the bus at 0.2 s steps (within the 90 % a plan may use) and

@@ -2,7 +2,8 @@
 // (joint grid or workspace plane, rigid or flexible robot) is bit-identical on 1, 2 and 3
 // threads, and the GUI's background jobs — a map, a closed-loop analysis, a Simulation, each on
 // its own thread at the same time, as the Manipulability and Tuning panels and the worker run
-// them — give bit for bit what each gives alone (no shared mutable state in the core). Built
+// them — give bit for bit what each gives alone (no shared mutable state in the core); the capture
+// window's scan of start times gives the serial scan's window on any number of threads. Built
 // under ThreadSanitizer too (scripts/sanitize.sh), where any data race fails the test.
 #include <QtTest>
 
@@ -13,6 +14,7 @@
 #include "core/analysis/manipulability.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/planning/feasibility.hpp"
 #include "core/sim/simulation.hpp"
 
 using namespace grapple::core;
@@ -102,6 +104,39 @@ class TestThreads : public QObject {
     QVERIFY(one.yoshikawa.allFinite() && one.yoshikawa.minCoeff() >= 0 && one.yoshikawa.maxCoeff() > 0);
     QVERIFY(sameMap(one, map(2)));
     QVERIFY(sameMap(one, map(3)));
+  }
+
+  // The capture window of capture_rigid.yaml at the capture's start (t = 40 s): the start times
+  // predicted on 1, 2 and 3 threads, the scan stopping at the earliest feasible meeting. The same
+  // window, its check and its reason, to the last bit (test_envelope: a cell where every start is
+  // scanned and the seeds shaped).
+  void WindowSearch_SameOnAnyNumberOfThreads() {
+    LoadedScenario l = loadScenario(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
+    Simulation at(l.scenario, l.model);
+    at.run();
+    const Model& m = at.model();
+    const ControllerSpec& spec = l.scenario.controllers[1];
+    const FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
+    CapturePlannerOptions po;
+    po.approach_distance = spec.capture.approach.distance;
+    po.approach_time = spec.capture.approach.duration;
+    po.align = spec.capture.align;
+    WindowSearchOptions ws;
+    ws.periods = spec.capture.window.periods;
+    auto search = [&](int threads) {
+      ws.threads = threads;
+      Data d(m, false);
+      return searchCaptureWindow(m, d, o, ws, po, l.scenario.debris.properties, at.debris(), 40, at.q(), at.v(), m.frameId("tool"));
+    };
+    const CaptureWindow one = search(1);
+    QVERIFY(one.found);
+    for (int threads : {2, 3}) {
+      const CaptureWindow w = search(threads);
+      QCOMPARE(w.reason(), one.reason());
+      QCOMPARE(w.candidates, one.candidates);
+      QVERIFY(w.start == one.start && w.meeting == one.meeting && w.duration == one.duration);
+      QVERIFY(w.check.margin == one.check.margin && w.check.times == one.check.times && w.check.margins == one.check.margins);
+    }
   }
 
   // What the GUI runs at once: the worker's Simulation, the Manipulability panel's map (itself on
