@@ -440,10 +440,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // at its start, and the search made anew from there pick the same plan again.
   FeasibilityOptions fine = options;
   fine.stop_at_violation = true;
-  auto confirm = [&](const CapturePlan& plan, const Eigen::VectorXd& qs, PlanCheck& check) {
-    if (!check.feasible || fine.step >= o.step) return check.feasible;
-    PlanCheck f = checkCapturePlan(m, d, fine, plan, qs, v0, ee_frame);
-    if (!f.feasible) check = std::move(f);
+  // (The window then reports the fine check.)
+  auto confirm = [&](const CapturePlan& plan, const Eigen::VectorXd& qs, Data& data, PlanCheck& check) {
+    if (check.feasible && fine.step < o.step) check = checkCapturePlan(m, data, fine, plan, qs, v0, ee_frame);
     return check.feasible;
   };
   // One start's candidates, in the scan's order (approach, then duration), each predicted whole
@@ -461,7 +460,6 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     HandState h;
     Eigen::VectorXd qs;
     startAt(s, h, qs);
-    FeasibilityOptions fine_check = fine;
     for (double approach : approaches) {
       double t_f = 0;
       for (double factor : search.durations) {
@@ -481,8 +479,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
           c.capture = plan.captureTime();
           c.check = checkCapturePlan(m, data, o, plan, qs, v0, ee_frame);
           if (!c.check.times.empty()) c.progress = c.check.times.back() / (plan.captureTime() + o.hold);
-          // Confirmed at the check's own step (below: `fine`).
-          if (c.check.feasible && fine_check.step < o.step) c.check = checkCapturePlan(m, data, fine_check, plan, qs, v0, ee_frame);
+          confirm(plan, qs, data, c.check);
         } catch (const std::runtime_error& e) {
           c.check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
           c.check.margin = -INFINITY;
@@ -617,7 +614,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
         ++tried;
         ++w.shaped;
         w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
-        if (confirm(plan, qs, shaped.check)) {
+        if (confirm(plan, qs, d, shaped.check)) {
           w.found = true;
           w.start = now + b.s;
           w.duration = plan.rendezvousTime();
