@@ -25,6 +25,7 @@
 #include "core/planning/path_shaping.hpp"
 #include "core/planning/riding_bound.hpp"
 #include "core/sim/mission.hpp"
+#include "tests/support/capture_start.hpp"
 #include "tests/support/simulate.hpp"
 
 using namespace grapple::core;
@@ -86,27 +87,7 @@ const SimulationEvent* lastEvent(const Simulation& sim, const char* kind) {
   return e;
 }
 
-// The chaser at the capture's start (t = 40 s) of capture_rigid, for the planning tests.
-struct AtStart {
-  LoadedScenario loaded = loadScenario(kScenarios + "capture_rigid.yaml", {{"run.duration", "40"}});
-  std::unique_ptr<Simulation> sim;
-  FeasibilityOptions options;
-  int ee = -1;
-  AtStart() {
-    sim = std::make_unique<Simulation>(loaded.scenario, loaded.model);
-    sim->run();
-    const ControllerSpec& spec = loaded.scenario.controllers[1];
-    options = FeasibilityOptions::from(spec, loaded.scenario.chaser, loaded.scenario.debris.properties, loaded.scenario.debris.size);
-    ee = sim->model().frameId("tool");
-  }
-  HandState hand() const {
-    Data d(sim->model(), false);
-    forwardKinematics(sim->model(), d, sim->q());
-    HandState h;
-    h.position = framePose(sim->model(), d, ee).p;
-    return h;
-  }
-};
+using AtStart = grapple::test::CaptureStart;
 
 }  // namespace
 
@@ -240,7 +221,7 @@ class TestEnvelope : public QObject {
     GraspRider rider(m, s.options, true, P, s.sim->debris(), s.sim->q(), s.sim->v(), s.ee);
     const double t0 = 33, T = 2, h = 0.005;  // about the mission's meeting (73.4 s)
     const Matrix3 R = quatToMatrix(s.sim->q().segment<4>(3).normalized());  // the bus' held attitude
-    Vector3 integral = Vector3::Zero(), L0, L1;
+    Vector3 integral = Vector3::Zero(), L0 = Vector3::Zero(), L1 = Vector3::Zero();
     double peak = 0;
     for (int k = 0; k <= static_cast<int>(std::lround(T / h)); ++k) {
       const RidingSample& r = rider.ride(d, t0 + k * h);
@@ -399,27 +380,13 @@ model:
   // mission as it is, where the scan stops at the earliest feasible meeting: test_threads, also
   // under ThreadSanitizer).
   void WindowSearch_Shaped_ThreadsGiveTheSerialResult() {
-    LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
-    const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
-    l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
-    l.scenario.run.duration = 40;
-    Simulation at(l.scenario, l.model);
-    at.run();
-    const Model& m = at.model();
-    const ControllerSpec& spec = l.scenario.controllers[1];
-    const FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
-    CapturePlannerOptions po;
-    po.approach_distance = spec.capture.approach.distance;
-    po.approach_time = spec.capture.approach.duration;
-    po.align = spec.capture.align;
+    const AtStart s(true);
     WindowSearchOptions ws;
     ws.periods = 1;
     std::vector<CaptureWindow> w;
     for (int threads : {1, 3}) {  // (three on two cores: the starts shared unevenly)
       ws.threads = threads;
-      Data d(m, false);
-      w.push_back(searchCaptureWindow(m, d, o, ws, po, l.scenario.debris.properties, at.debris(), 40, at.q(), at.v(),
-                                      m.frameId("tool")));
+      w.push_back(s.window(ws));
     }
     qInfo("%s", w[0].reason().c_str());
     QVERIFY(w[0].shaped > 0);
@@ -508,28 +475,19 @@ model:
   // The shaping against the bus torque, end to end, on a cell of the envelope where none of the
   // thesis' paths is feasible (4 deg/s about the debris' minor principal axis, phase 0): the
   // window search finds a reshaped plan whose path asked more than the bus' limit as it came and
-  // is predicted within 90 % of it now; predicted again at a five times finer step, and then
-  // flown by the capture controller, the bus torque is the predicted one (within 10 % + 0.1 N m),
+  // is predicted within 90 % of it now (at the check's 0.04 s step); predicted again from the
+  // chaser's state at the window's start, and then flown by the capture controller, the bus
+  // torque is the predicted one (within 10 % + 0.1 N m),
   // and the run is captured with every requirement met.
   void Shaping_PredictedAndFlown() {
-    LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
-    const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
-    l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
-    l.scenario.run.duration = 40;
-    Simulation at(l.scenario, l.model);
-    at.run();
-    const Model& m = at.model();
-    Data d(m, false);
-    const ControllerSpec& spec = l.scenario.controllers[1];
-    const FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
+    const AtStart s(true);
+    const Model& m = s.sim->model();
+    const FeasibilityOptions& o = s.options;
+    const CapturePlannerOptions po = s.planner();
+    const int ee = s.ee;
     WindowSearchOptions ws;
-    ws.periods = spec.capture.window.periods;
-    CapturePlannerOptions po;
-    po.approach_distance = spec.capture.approach.distance;
-    po.approach_time = spec.capture.approach.duration;
-    po.align = spec.capture.align;
-    const int ee = m.frameId("tool");
-    const CaptureWindow w = searchCaptureWindow(m, d, o, ws, po, l.scenario.debris.properties, at.debris(), 40, at.q(), at.v(), ee);
+    ws.periods = s.loaded.scenario.controllers[1].capture.window.periods;
+    const CaptureWindow w = s.window(ws);
     qInfo("%s", w.reason().c_str());
     QVERIFY(w.found);
     QVERIFY(w.shape.rows() > 0);
@@ -537,8 +495,9 @@ model:
     QVERIFY(w.check.bus_torque <= o.torque_margin * o.bus_torque_limit);
 
     // Flown: the scenario from t = 0 with this debris; its window is the one above. At the
-    // window's start, the window's plan predicted from the state then at the check's own step
-    // (0.04 s against the search's 0.2).
+    // window's start, the window's plan predicted from the state then (the search predicted it
+    // from the stand-off pose, the hand at rest and the bus drifting).
+    LoadedScenario l = s.loaded;
     l.scenario.run.duration = w.meeting + 5;
     Simulation sim(l.scenario, l.model);
     while (sim.time() < w.start - 1e-9) sim.step();

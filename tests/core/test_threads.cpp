@@ -14,8 +14,8 @@
 #include "core/analysis/manipulability.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/scenario_yaml.hpp"
-#include "core/planning/feasibility.hpp"
 #include "core/sim/simulation.hpp"
+#include "tests/support/capture_start.hpp"
 
 using namespace grapple::core;
 
@@ -111,22 +111,12 @@ class TestThreads : public QObject {
   // window, its check and its reason, to the last bit (test_envelope: a cell where every start is
   // scanned and the seeds shaped).
   void WindowSearch_SameOnAnyNumberOfThreads() {
-    LoadedScenario l = loadScenario(kSource + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
-    Simulation at(l.scenario, l.model);
-    at.run();
-    const Model& m = at.model();
-    const ControllerSpec& spec = l.scenario.controllers[1];
-    const FeasibilityOptions o = FeasibilityOptions::from(spec, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
-    CapturePlannerOptions po;
-    po.approach_distance = spec.capture.approach.distance;
-    po.approach_time = spec.capture.approach.duration;
-    po.align = spec.capture.align;
+    const grapple::test::CaptureStart s;
     WindowSearchOptions ws;
-    ws.periods = spec.capture.window.periods;
+    ws.periods = s.loaded.scenario.controllers[1].capture.window.periods;
     auto search = [&](int threads) {
       ws.threads = threads;
-      Data d(m, false);
-      return searchCaptureWindow(m, d, o, ws, po, l.scenario.debris.properties, at.debris(), 40, at.q(), at.v(), m.frameId("tool"));
+      return s.window(ws);
     };
     const CaptureWindow one = search(1);
     QVERIFY(one.found);

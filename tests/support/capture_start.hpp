@@ -1,0 +1,65 @@
+// The chaser of capture_rigid.yaml at the capture's start (t = 40 s), for the tests of the
+// capture window and its planning.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/analysis/envelope.hpp"
+#include "core/dynamics/kinematics.hpp"
+#include "core/io/scenario_yaml.hpp"
+#include "core/planning/feasibility.hpp"
+#include "core/sim/simulation.hpp"
+
+namespace grapple::test {
+
+// With `shaped_cell`, the debris tumbles at 4 deg/s about its minor principal axis (phase 0): a
+// cell of the envelope where none of the thesis' paths is feasible and the window search reshapes
+// them.
+struct CaptureStart {
+  core::LoadedScenario loaded;
+  std::unique_ptr<core::Simulation> sim;
+  core::FeasibilityOptions options;  // the scenario's capture controller's
+  int ee = -1;                       // the hand's frame
+  static core::LoadedScenario load(bool shaped_cell) {
+    core::LoadedScenario l =
+        core::loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
+    if (shaped_cell) {
+      const core::EnvelopeGrid grid = core::EnvelopeGrid::standard(l.scenario.debris.properties);
+      l.scenario.debris.initial = core::envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
+    }
+    return l;
+  }
+  explicit CaptureStart(bool shaped_cell = false) : loaded(load(shaped_cell)) {
+    sim = std::make_unique<core::Simulation>(loaded.scenario, loaded.model);
+    sim->run();
+    const core::ControllerSpec& spec = loaded.scenario.controllers[1];
+    options = core::FeasibilityOptions::from(spec, loaded.scenario.chaser, loaded.scenario.debris.properties,
+                                             loaded.scenario.debris.size);
+    ee = sim->model().frameId("tool");
+  }
+  // The scenario's capture planner: the one-stage and the two-stage plans, aligned.
+  core::CapturePlannerOptions planner() const {
+    const core::ControllerSpec::Capture& c = loaded.scenario.controllers[1].capture;
+    core::CapturePlannerOptions po;
+    po.approach_distance = c.approach.distance;
+    po.approach_time = c.approach.duration;
+    po.align = c.align;
+    return po;
+  }
+  // The window search as the controller makes it at t = 40 s (threads: WindowSearchOptions::threads).
+  core::CaptureWindow window(core::WindowSearchOptions search) const {
+    core::Data d(sim->model(), false);
+    return core::searchCaptureWindow(sim->model(), d, options, search, planner(), loaded.scenario.debris.properties,
+                                     sim->debris(), 40, sim->q(), sim->v(), ee);
+  }
+  core::HandState hand() const {
+    core::Data d(sim->model(), false);
+    core::forwardKinematics(sim->model(), d, sim->q());
+    core::HandState h;
+    h.position = core::framePose(sim->model(), d, ee).p;
+    return h;
+  }
+};
+
+}  // namespace grapple::test
