@@ -344,6 +344,9 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     } else {
       c.detail = format("the arm comes within %.3f m of the bus at %.1f s of the plan (%.3f m required)", tr->value, tr->time, tr->limit);
     }
+    // Stopped at its first violation, a prediction saw only the value where it stopped (its peak
+    // may lie far beyond).
+    if (o.stop_at_violation && c.margin < 0 && !(diverged && tr == &singular)) c.detail += "; the prediction stops at this first violation";
     out.constraints.push_back(c);
   }
   if (const ConstraintMargin* w = out.worst()) {
