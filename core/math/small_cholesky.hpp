@@ -21,7 +21,8 @@ class SmallCholesky {
   // the previous factor's: a caller that refills the same scratch each time neither copies nor
   // allocates).
   void compute(Eigen::MatrixXd&& A);
-  // B ← A⁻¹ B, each column of B a right-hand side (a vector binds too).
+  // B ← A⁻¹ B, each column of B a right-hand side (a vector binds too). (It uses the object's
+  // scratch: one solve at a time per object.)
   void solveInPlace(Eigen::Ref<Eigen::MatrixXd> B) const;
   Eigen::Index rows() const { return L_.rows(); }
   // Whether the matrix factored was positive definite (every pivot positive).
