@@ -34,7 +34,10 @@
 // stopped are reshaped against it (planning/path_shaping.hpp: the Ch. 7 path plus a correction
 // that keeps its ends, by sequential convex programming over the flight in prediction): first
 // those that violate nothing else, then those that cross a geometric constraint a little, each
-// set asking the bus least first; the first feasible one is the window. The scan itself
+// set asking the bus least first; the first feasible one is the window. A candidate feasible at
+// the scan's step is confirmed at the check's own before it is chosen. The start times are
+// independent: WindowSearchOptions::threads of them are predicted at once and taken in the serial
+// order, so the window is the same on any number of threads. The scan itself
 // differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
 // path itself: here the path's shape stays the thesis' optimal one and the free variables are
 // when to start and (through the transversality condition) when to meet, as in Aghili's choice of
