@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <functional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <Eigen/Cholesky>
 
@@ -389,6 +389,47 @@ double windowSearchSpan(double horizon, double periods, double rate) {
   return rate > 0 ? std::min(horizon, (periods + 0.05) * 2 * M_PI / rate) : horizon;
 }
 
+namespace {
+
+// A thread's own model data and debris propagation (which grows on demand).
+struct Worker {
+  Data* data;
+  DebrisTrajectory* debris;
+};
+
+// For k = 0 .. n − 1: compute(k, worker) on all the workers at once, one item each a wave (worker
+// 0 on the calling thread), then take(k) for the wave's items in order, on the calling thread,
+// until it returns false. The outcome is the serial loop's, `for k: compute(k); if (!take(k))
+// break;`, whatever the number of workers: compute may read what take writes, which changes only
+// between waves (a wave may compute items the serial loop would have skipped; take ignores them).
+template <class Compute, class Take>
+void inWaves(std::size_t n, const std::vector<Worker>& workers, Compute&& compute, Take&& take) {
+  const std::size_t wave = workers.size();
+  std::vector<std::exception_ptr> errors(wave);
+  for (std::size_t first = 0; first < n; first += wave) {
+    const std::size_t count = std::min(wave, n - first);
+    auto work = [&](std::size_t t) {
+      try {
+        compute(first + t, workers[t]);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < count; ++t) threads.emplace_back(work, t);
+    work(0);
+    for (std::thread& t : threads) t.join();
+    for (std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(std::exchange(e, nullptr));
+    }
+    for (std::size_t k = first; k < first + count; ++k) {
+      if (!take(k)) return;
+    }
+  }
+}
+
+}  // namespace
+
 CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOptions& options,
                                   const WindowSearchOptions& search, const CapturePlannerOptions& planner,
                                   const DebrisProperties& debris, const DebrisState& debris_now, double now,
@@ -496,75 +537,54 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
       }
     }
   };
-  const int threads = std::max(1, search.threads);
-  std::vector<Data> datas(static_cast<std::size_t>(threads - 1), d);
-  std::vector<DebrisTrajectory> paths(static_cast<std::size_t>(threads - 1), DebrisTrajectory(debris, debris_now, planner.debris_step));
+  // The workers: the calling thread with `d` and `trajectory`, the others with copies.
+  const auto threads = static_cast<std::size_t>(std::max(1, search.threads));
+  std::vector<Data> datas(threads - 1, d);
+  std::vector<DebrisTrajectory> paths(threads - 1, DebrisTrajectory(debris, debris_now, planner.debris_step));
+  std::vector<Worker> workers{{&d, &trajectory}};
+  for (std::size_t t = 0; t + 1 < threads; ++t) workers.push_back({&datas[t], &paths[t]});
   std::vector<double> starts;
   for (double s = 0; s <= w.span + 1e-9; s += dt) starts.push_back(s);
-  // A wave: one start per thread (a start found feasible bounds the durations the next wave
-  // predicts; with one thread the scan is the serial one).
-  const std::size_t wave = static_cast<std::size_t>(threads);
-  std::vector<std::vector<Candidate>> results(wave);
-  bool done = false;
-  for (std::size_t first = 0; first < starts.size() && !done; first += wave) {
-    const std::size_t n = std::min(wave, starts.size() - first);
-    if (w.found && now + starts[first] >= w.meeting) break;  // no later start can meet earlier
-    // The wave's starts, thread t taking every threads-th one; the calling thread takes its share.
-    std::vector<std::thread> workers;
-    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
-    const double bound = w.found ? w.meeting : INFINITY;
-    auto work = [&](int t, Data& data, DebrisTrajectory& debris_path) {
-      try {
-        for (std::size_t k = static_cast<std::size_t>(t); k < n; k += static_cast<std::size_t>(threads)) {
-          scanStart(starts[first + k], bound, data, debris_path, results[k]);
-        }
-      } catch (...) {
-        errors[static_cast<std::size_t>(t)] = std::current_exception();
-      }
-    };
-    for (int t = 1; t < threads; ++t) {
-      workers.emplace_back(work, t, std::ref(datas[static_cast<std::size_t>(t - 1)]),
-                           std::ref(paths[static_cast<std::size_t>(t - 1)]));
-    }
-    work(0, d, trajectory);
-    for (std::thread& t : workers) t.join();
-    for (const std::exception_ptr& e : errors) {
-      if (e) std::rethrow_exception(e);
-    }
-    // Taken in the serial order: the earliest meeting, the bus-limited seeds, the best candidate.
-    for (std::size_t k = 0; k < n; ++k) {
-      const double s = starts[first + k];
-      if (w.found && now + s >= w.meeting) {
-        done = true;
-        break;
-      }
-      ++w.candidates;
-      for (std::size_t i = 0; i < results[k].size(); ++i) {
-        Candidate& c = results[k][i];
-        if (w.found && now + s + c.capture >= w.meeting) {  // slower ones of this approach meet later still
-          while (i + 1 < results[k].size() && results[k][i + 1].approach == c.approach) ++i;
-          continue;
-        }
-        if (shape && !c.check.feasible && c.check.limiting == "bus_torque") {
-          bus_limited.push_back({s, c.approach, c.rendezvous});
-        }
-        if (c.check.feasible) {
-          w.found = true;
-          w.start = now + s;
-          w.duration = c.rendezvous;
-          w.meeting = now + s + c.capture;
-          w.approach_distance = c.approach;
-          w.check = std::move(c.check);
-          continue;  // (the slower ones of this approach were not predicted)
-        }
-        if (!w.found && c.progress > best_progress) {
-          best_progress = c.progress;
-          w.best_start = now + s;
-          w.check = c.check;
-        }
-      }
-    }
-  }
+  // Each start's candidates (a wave's: indexed by start modulo the workers), then taken in the
+  // serial order: the earliest meeting, the bus-limited seeds, the best candidate. (A start found
+  // feasible bounds the durations the next waves predict.)
+  std::vector<std::vector<Candidate>> results(threads);
+  inWaves(starts.size(), workers,
+          [&](std::size_t k, const Worker& worker) {
+            if (w.found && now + starts[k] >= w.meeting) return;  // (not taken)
+            scanStart(starts[k], w.found ? w.meeting : INFINITY, *worker.data, *worker.debris, results[k % threads]);
+          },
+          [&](std::size_t k) {
+            const double s = starts[k];
+            if (w.found && now + s >= w.meeting) return false;  // no later start can meet earlier
+            ++w.candidates;
+            std::vector<Candidate>& cs = results[k % threads];
+            for (std::size_t i = 0; i < cs.size(); ++i) {
+              Candidate& c = cs[i];
+              if (w.found && now + s + c.capture >= w.meeting) {  // slower ones of this approach meet later still
+                while (i + 1 < cs.size() && cs[i + 1].approach == c.approach) ++i;
+                continue;
+              }
+              if (shape && !c.check.feasible && c.check.limiting == "bus_torque") {
+                bus_limited.push_back({s, c.approach, c.rendezvous});
+              }
+              if (c.check.feasible) {
+                w.found = true;
+                w.start = now + s;
+                w.duration = c.rendezvous;
+                w.meeting = now + s + c.capture;
+                w.approach_distance = c.approach;
+                w.check = std::move(c.check);
+                continue;  // (the slower ones of this approach were not predicted)
+              }
+              if (!w.found && c.progress > best_progress) {
+                best_progress = c.progress;
+                w.best_start = now + s;
+                w.check = c.check;
+              }
+            }
+            return true;
+          });
   // None feasible as the thesis' paths: those the bus torque stopped are flown again, in the scan's
   // order (earliest start first), with the bus' limit relaxed to ShapingOptions::max_ratio times
   // (stopped at their first violation then), until `shaped` are found that the shaping can start
@@ -580,64 +600,103 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     FeasibilityOptions relaxed = o, whole = o;
     relaxed.bus_torque_limit *= so.max_ratio;
     whole.stop_at_violation = false;
-    PlanSeries series;
     struct Start {
       std::size_t candidate;
       double peak;
     };
     std::vector<Start> starts, crossing;
     std::vector<std::size_t> stopped;  // stopped on a geometric constraint within loose.max_geometric
-    auto planAt = [&](const BusLimited& b, HandState& h, Eigen::VectorXd& qs) {
+    auto planAt = [&](const BusLimited& b, DebrisTrajectory& debris_path, HandState& h, Eigen::VectorXd& qs) {
       startAt(b.s, h, qs);
       CapturePlannerOptions po = planner;
       po.approach_distance = b.approach;
       po.final_time = b.final_time;
-      return CapturePlan(debris, trajectory.state(b.s), h, po);
+      return CapturePlan(debris, debris_path.state(b.s), h, po);
     };
-    HandState h;
-    Eigen::VectorXd qs;
-    for (std::size_t i = 0; i < bus_limited.size() && starts.size() < static_cast<std::size_t>(search.shaped); ++i) {
-      const CapturePlan plan = planAt(bus_limited[i], h, qs);
-      const PlanCheck check = checkCapturePlan(m, d, relaxed, plan, qs, v0, ee_frame, &series);
-      if (shapeable(check, series, plan.rendezvousTime(), o, so)) {
-        starts.push_back({i, check.bus_torque});
-      } else if (check.limiting != "bus_torque" && check.limiting != "joint_torque" && check.margin >= loose.max_geometric) {
-        stopped.push_back(i);
-      }
-    }
-    auto shapeFrom = [&](std::vector<Start>& seeds, const ShapingOptions& options) {
+    // A candidate flown again (with `check_options`): its check, and whether the shaping starts
+    // from it (`shaping_options`).
+    struct Flown {
+      PlanCheck check;
+      bool shapeable = false;
+    };
+    std::vector<Flown> flown(threads);
+    auto fly = [&](std::size_t i, const Worker& worker, const FeasibilityOptions& check_options,
+                   const ShapingOptions& shaping_options, Flown& out) {
+      HandState h;
+      Eigen::VectorXd qs;
+      PlanSeries series;
+      const CapturePlan plan = planAt(bus_limited[i], *worker.debris, h, qs);
+      out.check = checkCapturePlan(m, *worker.data, check_options, plan, qs, v0, ee_frame, &series);
+      out.shapeable = shapeable(out.check, series, plan.rendezvousTime(), o, shaping_options);
+    };
+    const auto wanted = static_cast<std::size_t>(search.shaped);
+    inWaves(bus_limited.size(), workers,
+            [&](std::size_t i, const Worker& worker) { fly(i, worker, relaxed, so, flown[i % threads]); },
+            [&](std::size_t i) {
+              if (starts.size() >= wanted) return false;
+              const Flown& f = flown[i % threads];
+              if (f.shapeable) {
+                starts.push_back({i, f.check.bus_torque});
+              } else if (f.check.limiting != "bus_torque" && f.check.limiting != "joint_torque" &&
+                         f.check.margin >= loose.max_geometric) {
+                stopped.push_back(i);
+              }
+              return true;
+            });
+    // The seeds shaped in order (a wave of them at once), the first feasible one the window.
+    struct Shaped {
+      ShapedPlan shaped;
+      double rendezvous = 0, capture = 0;
+      bool feasible = false;
+    };
+    std::vector<Shaped> shapings(threads);
+    auto shapeFrom = [&](std::vector<Start>& seeds, const ShapingOptions& shaping_options) {
       std::sort(seeds.begin(), seeds.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
       int tried = 0;
-      for (const Start& st : seeds) {
-        if (w.found || tried >= search.shaped) return;
-        const BusLimited& b = bus_limited[st.candidate];
-        CapturePlan plan = planAt(b, h, qs);
-        ShapedPlan shaped = shapeAgainstBusTorque(m, d, o, options, plan, qs, v0, ee_frame);
-        if (shaped.hopeless) continue;
-        ++tried;
-        ++w.shaped;
-        w.shaped_bus_torque = std::min(w.shaped_bus_torque, shaped.check.bus_torque);
-        if (confirm(plan, qs, d, shaped.check)) {
-          w.found = true;
-          w.start = now + b.s;
-          w.duration = plan.rendezvousTime();
-          w.meeting = now + b.s + plan.captureTime();
-          w.approach_distance = b.approach;
-          w.check = shaped.check;
-          w.shape = shaped.shape;
-          w.unshaped_bus_torque = shaped.bus_torque_before;
-        }
-      }
+      inWaves(seeds.size(), workers,
+              [&](std::size_t k, const Worker& worker) {
+                Shaped& out = shapings[k % threads];
+                HandState h;
+                Eigen::VectorXd qs;
+                CapturePlan plan = planAt(bus_limited[seeds[k].candidate], *worker.debris, h, qs);
+                out.shaped = shapeAgainstBusTorque(m, *worker.data, o, shaping_options, plan, qs, v0, ee_frame);
+                out.rendezvous = plan.rendezvousTime();
+                out.capture = plan.captureTime();
+                out.feasible = !out.shaped.hopeless && confirm(plan, qs, *worker.data, out.shaped.check);
+              },
+              [&](std::size_t k) {
+                if (w.found || tried >= search.shaped) return false;
+                Shaped& r = shapings[k % threads];
+                if (r.shaped.hopeless) return true;
+                ++tried;
+                ++w.shaped;
+                w.shaped_bus_torque = std::min(w.shaped_bus_torque, r.shaped.check.bus_torque);
+                if (r.feasible) {
+                  const BusLimited& b = bus_limited[seeds[k].candidate];
+                  w.found = true;
+                  w.start = now + b.s;
+                  w.duration = r.rendezvous;
+                  w.meeting = now + b.s + r.capture;
+                  w.approach_distance = b.approach;
+                  w.check = r.shaped.check;
+                  w.shape = r.shaped.shape;
+                  w.unshaped_bus_torque = r.shaped.bus_torque_before;
+                }
+                return true;
+              });
     };
     shapeFrom(starts, so);
     // None of those: the seeds that cross a geometric constraint a little, flown whole, shaped
     // with their geometric margins raised in the subproblem.
     if (!w.found) {
-      for (std::size_t k = 0; k < stopped.size() && crossing.size() < static_cast<std::size_t>(search.shaped); ++k) {
-        const CapturePlan plan = planAt(bus_limited[stopped[k]], h, qs);
-        const PlanCheck check = checkCapturePlan(m, d, whole, plan, qs, v0, ee_frame, &series);
-        if (shapeable(check, series, plan.rendezvousTime(), o, loose)) crossing.push_back({stopped[k], check.bus_torque});
-      }
+      inWaves(stopped.size(), workers,
+              [&](std::size_t k, const Worker& worker) { fly(stopped[k], worker, whole, loose, flown[k % threads]); },
+              [&](std::size_t k) {
+                if (crossing.size() >= wanted) return false;
+                const Flown& f = flown[k % threads];
+                if (f.shapeable) crossing.push_back({stopped[k], f.check.bus_torque});
+                return true;
+              });
       shapeFrom(crossing, loose);
     }
   }

@@ -129,6 +129,23 @@ class TestThreads : public QObject {
     }
   }
 
+  // The same where no thesis' path is feasible (the debris at 4 deg/s about its minor principal
+  // axis; the 35 s after the capture's start): every start scanned, the candidates the bus torque
+  // stopped flown again and the seeds shaped, each stage a wave of threads at a time.
+  void WindowSearch_Shaped_SameOnTwoThreads() {
+    const grapple::test::CaptureStart s(true);
+    WindowSearchOptions ws;
+    ws.horizon = 35;
+    ws.periods = 1;
+    const CaptureWindow one = s.window(ws);
+    ws.threads = 2;
+    const CaptureWindow two = s.window(ws);
+    QVERIFY(one.found && one.shaped > 0);
+    QCOMPARE(two.reason(), one.reason());
+    QVERIFY(two.start == one.start && two.meeting == one.meeting && two.shape == one.shape);
+    QVERIFY(two.check.margin == one.check.margin && two.check.bus_torque == one.check.bus_torque);
+  }
+
   // What the GUI runs at once: the worker's Simulation, the Manipulability panel's map (itself on
   // two threads) and the Tuning panel's closed-loop analysis, each on a std::async thread with
   // its own copy of the model, as the panels do; then each alone. Bit-identical.

@@ -31,7 +31,12 @@ struct CaptureStart {
     return l;
   }
   explicit CaptureStart(bool shaped_cell = false) : loaded(load(shaped_cell)) {
-    sim = std::make_unique<core::Simulation>(loaded.scenario, loaded.model);
+    // Run to 40 s with the capture controller's start moved past the end: the state at 40 s is the
+    // same to the last bit (it acts from 40 s on), and its window search at 40 s, seconds on the
+    // shaped cell, is not made for nothing.
+    core::Scenario until = loaded.scenario;
+    until.controllers[1].start = 1e9;
+    sim = std::make_unique<core::Simulation>(until, loaded.model);
     sim->run();
     const core::ControllerSpec& spec = loaded.scenario.controllers[1];
     options = core::FeasibilityOptions::from(spec, loaded.scenario.chaser, loaded.scenario.debris.properties,
