@@ -35,9 +35,10 @@
 // that keeps its ends, by sequential convex programming over the flight in prediction): first
 // those that violate nothing else, then those that cross a geometric constraint a little, each
 // set asking the bus least first; the first feasible one is the window. A candidate feasible at
-// the scan's step is confirmed at the check's own before it is chosen. The start times are
-// independent: WindowSearchOptions::threads of them are predicted at once and taken in the serial
-// order, so the window is the same on any number of threads. The scan itself
+// the scan's step is confirmed at the check's own before it is chosen. The start times, the seeds'
+// flights and their shapings are independent: WindowSearchOptions::threads of them are predicted
+// at once and taken in the serial order, so the window is the same on any number of threads. The
+// scan itself
 // differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
 // path itself: here the path's shape stays the thesis' optimal one and the free variables are
 // when to start and (through the transversality condition) when to meet, as in Aghili's choice of
@@ -198,7 +199,8 @@ struct WindowSearchOptions {
   // When no candidate is feasible: how many of those the bus torque stopped are reshaped against
   // it at most, in each of the two sets (planning/path_shaping.hpp; 0: none).
   int shaped = 12;
-  // Threads predicting the start times at once (the scan's result is the same for any number).
+  // Threads predicting the start times (and the seeds, and shaping them) at once: the window is
+  // the same for any number.
   int threads = 1;
   double step = 0.2;  // [s] prediction step of the candidates (one found feasible is confirmed at FeasibilityOptions::step before it is chosen, and checked again when it starts)
 };
