@@ -17,6 +17,7 @@
 #include "core/planning/feasibility.hpp"
 #include "core/planning/riding_bound.hpp"
 #include "core/sim/simulation.hpp"
+#include "tests/support/capture_start.hpp"
 
 using namespace grapple::core;
 
@@ -92,60 +93,38 @@ void Controller_CaptureJointPd(benchmark::State& state) {
 // With `shaped_cell`, the debris tumbles at 4 deg/s about its minor principal axis (phase 0): a
 // cell of the envelope where none of the thesis' paths is feasible and the search reshapes them
 // against the bus torque (planning/path_shaping.hpp).
-struct AtCaptureStart {
-  LoadedScenario l;
-  Simulation sim;
-  FeasibilityOptions options;
-  static LoadedScenario load(bool shaped_cell) {
-    LoadedScenario l = loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
-    if (shaped_cell) {
-      const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
-      l.scenario.debris.initial = envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
-    }
-    return l;
-  }
-  explicit AtCaptureStart(bool shaped_cell = false) : l(load(shaped_cell)), sim(l.scenario, l.model) {
-    sim.run();
-    const ControllerSpec& c = l.scenario.controllers[1];
-    options = FeasibilityOptions::from(c, l.scenario.chaser, l.scenario.debris.properties, l.scenario.debris.size);
-  }
-};
+using grapple::test::CaptureStart;  // (tests/support/capture_start.hpp)
 
 void Planning_CheckPlan(benchmark::State& state) {
-  AtCaptureStart s;
-  const Model& m = s.sim.model();
+  const CaptureStart s;
+  const Model& m = s.sim->model();
   Data d(m, false);
-  const int ee = m.frameId("tool");
-  forwardKinematics(m, d, s.sim.q());
+  const int ee = s.ee;
+  forwardKinematics(m, d, s.sim->q());
   HandState hand;
   hand.position = framePose(m, d, ee).p;
   hand.axis = framePose(m, d, ee).R.col(2);
-  DebrisTrajectory traj(s.l.scenario.debris.properties, s.sim.debris(), 0.01);
+  DebrisTrajectory traj(s.loaded.scenario.debris.properties, s.sim->debris(), 0.01);
   CapturePlannerOptions po;
-  po.align = s.l.scenario.controllers[1].capture.align;  // the scenario's: the pointing rows too
-  const CapturePlan plan(s.l.scenario.debris.properties, traj.state(12), hand, po);
+  po.align = s.loaded.scenario.controllers[1].capture.align;  // the scenario's: the pointing rows too
+  const CapturePlan plan(s.loaded.scenario.debris.properties, traj.state(12), hand, po);
   const Eigen::VectorXd v = Eigen::VectorXd::Zero(m.nv);
-  for (auto _ : state) benchmark::DoNotOptimize(checkCapturePlan(m, d, s.options, plan, s.sim.q(), v, ee).margin);
+  for (auto _ : state) benchmark::DoNotOptimize(checkCapturePlan(m, d, s.options, plan, s.sim->q(), v, ee).margin);
   state.counters["plan_s"] = plan.captureTime();
 }
 
-void benchWindowSearch(benchmark::State& state, bool shaped_cell, int threads = 1) {
-  AtCaptureStart s(shaped_cell);
-  const Model& m = s.sim.model();
-  Data d(m, false);
-  const ControllerSpec::Capture& c = s.l.scenario.controllers[1].capture;
-  WindowSearchOptions ws;
+// Arg: the threads predicting at once (WindowSearchOptions::threads; wall time, the speed-up on
+// more cores).
+void benchWindowSearch(benchmark::State& state, bool shaped_cell) {
+  const CaptureStart s(shaped_cell);
+  WindowSearchOptions ws;  // the scenario's, as the controller makes it
+  const ControllerSpec::Capture& c = s.loaded.scenario.controllers[1].capture;
   ws.horizon = c.window.horizon;
   ws.periods = c.window.periods;
-  ws.threads = threads;
-  CapturePlannerOptions po;  // the scenario's: both the one-stage and the two-stage plans tried, aligned
-  po.approach_distance = c.approach.distance;
-  po.approach_time = c.approach.duration;
-  po.align = c.align;
+  ws.threads = static_cast<int>(state.range(0));
   int candidates = 0, shaped = 0;
   for (auto _ : state) {
-    const CaptureWindow w = searchCaptureWindow(m, d, s.options, ws, po, s.l.scenario.debris.properties, s.sim.debris(), 40,
-                                                s.sim.q(), s.sim.v(), m.frameId("tool"));
+    const CaptureWindow w = s.window(ws);
     candidates = w.candidates;
     shaped = w.shaped;
     if (!w.found) state.SkipWithError("no window found");
@@ -157,24 +136,20 @@ void benchWindowSearch(benchmark::State& state, bool shaped_cell, int threads = 
 
 void Planning_WindowSearch(benchmark::State& state) { benchWindowSearch(state, false); }
 void Planning_WindowSearchShaped(benchmark::State& state) { benchWindowSearch(state, true); }
-// The same two searches with the start times predicted on Arg threads (WindowSearchOptions::threads;
-// wall time: the speed-up on more cores).
-void Planning_WindowSearchThreads(benchmark::State& state) { benchWindowSearch(state, false, static_cast<int>(state.range(0))); }
-void Planning_WindowSearchShapedThreads(benchmark::State& state) { benchWindowSearch(state, true, static_cast<int>(state.range(0))); }
 
 // The bound on the bus torque of riding the grasp point (planning/riding_bound) over the window
 // search's span from the capture's start (capture_rigid: 4 deg/s, three tumbling periods, a grid
 // of 0.1 s): what a search that finds no window adds to say whether any plan could.
 void Planning_RidingBound(benchmark::State& state) {
-  AtCaptureStart s;
-  const Model& m = s.sim.model();
+  const CaptureStart s;
+  const Model& m = s.sim->model();
   Data d(m, false);
-  const ControllerSpec::Capture& c = s.l.scenario.controllers[1].capture;
-  const double span = windowSearchSpan(c.window.horizon, c.window.periods, s.sim.debris().w_B.norm());
+  const ControllerSpec::Capture& c = s.loaded.scenario.controllers[1].capture;
+  const double span = windowSearchSpan(c.window.horizon, c.window.periods, s.sim->debris().w_B.norm());
   int samples = 0;
   for (auto _ : state) {
-    const RidingBound b = ridingBusTorqueBound(m, d, s.options, c.align, s.l.scenario.debris.properties, s.sim.debris(),
-                                               s.sim.q(), s.sim.v(), m.frameId("tool"), span);
+    const RidingBound b = ridingBusTorqueBound(m, d, s.options, c.align, s.loaded.scenario.debris.properties, s.sim->debris(),
+                                               s.sim->q(), s.sim->v(), s.ee, span);
     samples = b.samples;
     benchmark::DoNotOptimize(b.torque);
   }
@@ -241,10 +216,8 @@ BENCHMARK(Controller_CaptureJointPd);
 BENCHMARK(Controller_JointServoFlexible);
 BENCHMARK(Controller_Aerial);
 BENCHMARK(Planning_CheckPlan)->Unit(benchmark::kMillisecond);
-BENCHMARK(Planning_WindowSearch)->Unit(benchmark::kMillisecond);
-BENCHMARK(Planning_WindowSearchShaped)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(Planning_WindowSearchThreads)->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(2);
-BENCHMARK(Planning_WindowSearchShapedThreads)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime()->Arg(1)->Arg(2);
+BENCHMARK(Planning_WindowSearch)->Unit(benchmark::kMillisecond)->UseRealTime()->Arg(1)->Arg(2);
+BENCHMARK(Planning_WindowSearchShaped)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime()->Arg(1)->Arg(2);
 BENCHMARK(Planning_RidingBound)->Unit(benchmark::kMillisecond);
 BENCHMARK(Scenario_CaptureRigid)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Scenario_CaptureFlexible)->Unit(benchmark::kMillisecond)->UseRealTime();
