@@ -448,7 +448,8 @@ void visitRun(ScenarioFields& f, Scenario& s) {
     f.number("quasi_static_above", run.quasi_static_above, "rad/s", kNonNegative,
              "quasi_static: modes above this frequency keep only their static deflection");
     choice(f, "quasi_static_modes", run.quasi_static_modes, kCondensedModesWords,
-           "quasi_static: each body's own modes, or its modes coupled with the joints and the base");
+           "quasi_static: each body's own modes, its modes coupled with the joints and the base, or the whole "
+           "model's coupled modes");
     f.number("record_rate", run.record_rate, "Hz", kPositive, "rows recorded per second");
     f.number("control_rate", run.control_rate, "Hz", kNonNegative, "controllers sampled with a zero-order hold; 0: continuously");
     f.text("end_effector", run.end_effector, "frame recorded as the end effector (default: the deepest body's last)",

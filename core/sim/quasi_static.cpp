@@ -1,8 +1,10 @@
 #include "core/sim/quasi_static.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
@@ -230,45 +232,65 @@ void LockedModes::lockQ(Eigen::VectorXd& q) const { project(q, true); }
 
 void LockedModes::lockV(Eigen::VectorXd& v) const { project(v, false); }
 
+namespace {
+
+// The model's flexible coordinates (v indices) and its joints' and base's (every other one).
+void splitCoordinates(const Model& m, std::vector<int>& flexible, std::vector<int>& rigid) {
+  for (int i = 0; i < m.nbodies; ++i) {
+    for (int k = 0; k < m.joint[i].nv; ++k) rigid.push_back(m.joint[i].idx_v + k);
+    for (int k = 0; k < m.flex[i].nf; ++k) flexible.push_back(m.flex[i].idx_v + k);
+  }
+}
+
+// The mass the coordinates `rows` see with the coordinates `free` free: the Schur complement
+// H_ff − H_fr H_rr⁻¹ H_rf of the mass matrix H on them.
+Eigen::MatrixXd schurComplement(const Eigen::MatrixXd& H, const std::vector<int>& rows,
+                                const Eigen::LLT<Eigen::MatrixXd>& H_rr, const std::vector<int>& free) {
+  Eigen::MatrixXd S = H(rows, rows);
+  if (!free.empty()) {
+    const Eigen::MatrixXd H_rf = H(free, rows);
+    S -= H_rf.transpose() * H_rr.solve(H_rf);
+  }
+  return S;
+}
+
+}  // namespace
+
 QuasiStaticModes::Parts QuasiStaticModes::split(const Model& m, double cutoff, CondensedModes which,
                                                 const Eigen::VectorXd* q_ref) {
   Parts parts;
   Bases& kept = parts.kept;
+  const bool coupled = which != CondensedModes::kBody;
   Eigen::MatrixXd H;
-  std::vector<int> rigid;  // the joints' coordinates (v)
-  if (which == CondensedModes::kCoupled) {
+  std::vector<int> flexible, rigid;  // (v)
+  if (coupled) {
     if (q_ref == nullptr || q_ref->size() != m.nq) {
       throw std::invalid_argument("quasi-static modes: the coupled modes need a reference configuration of the model's size");
     }
     Data d(m, m.hasFlexibleBodies());
     H = massMatrix(m, d, *q_ref);
-    for (int i = 0; i < m.nbodies; ++i) {
-      for (int k = 0; k < m.joint[i].nv; ++k) rigid.push_back(m.joint[i].idx_v + k);
-    }
+    splitCoordinates(m, flexible, rigid);
   }
-  const Eigen::Index nr = static_cast<Eigen::Index>(rigid.size());
-  const Eigen::LLT<Eigen::MatrixXd> H_rr(nr > 0 ? Eigen::MatrixXd(H(rigid, rigid)) : Eigen::MatrixXd());
+  const Eigen::LLT<Eigen::MatrixXd> H_rr(!rigid.empty() ? Eigen::MatrixXd(H(rigid, rigid)) : Eigen::MatrixXd());
+  std::vector<Eigen::MatrixXd> S(static_cast<std::size_t>(m.nbodies));  // each body's coupled mass
   for (int i = 0; i < m.nbodies; ++i) {
     const FlexibleBody& fb = m.flex[i];
     Eigen::MatrixXd Y = Eigen::MatrixXd::Identity(fb.nf, fb.nf), Yinv = Y;  // the body's modes, and their inverse
     Eigen::VectorXd w = fb.frequency;
     std::vector<std::string> names = fb.mode_names;
-    if (which == CondensedModes::kCoupled && fb.nf > 0) {
+    if (coupled && fb.nf > 0) {
       // K y = ω² S y, S the mass the modes see with the joints and the base free (the Schur
       // complement of H on the body's modal rows): Yᵀ S Y = I, so Y⁻¹ = Yᵀ S.
-      const Eigen::MatrixXd H_ff = H.block(fb.idx_v, fb.idx_v, fb.nf, fb.nf);
-      Eigen::MatrixXd S = H_ff;
-      if (nr > 0) {
-        const Eigen::MatrixXd H_rf = H(rigid, Eigen::seqN(fb.idx_v, fb.nf));
-        S -= H_rf.transpose() * H_rr.solve(H_rf);
-      }
-      const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(fb.K, S);
+      std::vector<int> rows(static_cast<std::size_t>(fb.nf));
+      for (int k = 0; k < fb.nf; ++k) rows[static_cast<std::size_t>(k)] = fb.idx_v + k;
+      S[static_cast<std::size_t>(i)] = schurComplement(H, rows, H_rr, rigid);
+      const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(fb.K, S[static_cast<std::size_t>(i)]);
       if (eig.info() != Eigen::Success || !(eig.eigenvalues().minCoeff() > 0)) {
         throw std::invalid_argument("quasi-static modes: body '" + m.body_name[i] +
                                     "': no coupled modes (its stiffness or coupled mass is not positive definite)");
       }
       Y = eig.eigenvectors();
-      Yinv = Y.transpose() * S;
+      Yinv = Y.transpose() * S[static_cast<std::size_t>(i)];
       w = eig.eigenvalues().cwiseSqrt();
       for (int k = 0; k < fb.nf; ++k) names[static_cast<std::size_t>(k)] = "coupled" + std::to_string(k + 1);
     }
@@ -281,6 +303,91 @@ QuasiStaticModes::Parts QuasiStaticModes::split(const Model& m, double cutoff, C
     for (int k : keep) kept_names.push_back(names[static_cast<std::size_t>(k)]);
     kept.names.push_back(std::move(kept_names));
     parts.condensed.push_back(Y(Eigen::all, drop));
+  }
+  if (which != CondensedModes::kWhole || flexible.empty()) return parts;
+
+  // kWhole: the model restricted to the kept modes, every joint and the base free, still has coupled
+  // modes above the cutoff where one body's kept modes move with another's (a flexible body carried
+  // by a flexible one, a grasped payload): K' y = ω² S' y on all the kept modal coordinates at once,
+  // with S' the Schur complement of Tᵀ H T (T: the kept bases) on them. Each such mode's part on the
+  // body that carries most of its kinetic energy (yᵢᵀ S'ᵢᵢ yᵢ) is condensed too, the body's kept
+  // modes becoming its coupled modes on the K-orthogonal complement; again until none is left above
+  // the cutoff (each round condenses at least one direction: at most nflex rounds).
+  const Eigen::Index nr = static_cast<Eigen::Index>(rigid.size());
+  for (int round = 0; round <= m.nflex; ++round) {
+    // T: the rigid coordinates, then each body's kept modes.
+    std::vector<Eigen::Index> at(static_cast<std::size_t>(m.nbodies), 0);
+    Eigen::Index nk = 0;
+    for (int i = 0; i < m.nbodies; ++i) {
+      at[static_cast<std::size_t>(i)] = nr + nk;
+      nk += kept.P[static_cast<std::size_t>(i)].cols();
+    }
+    if (nk == 0) break;
+    Eigen::MatrixXd T = Eigen::MatrixXd::Zero(m.nv, nr + nk), K = Eigen::MatrixXd::Zero(nk, nk);
+    for (Eigen::Index k = 0; k < nr; ++k) T(rigid[static_cast<std::size_t>(k)], k) = 1;
+    for (int i = 0; i < m.nbodies; ++i) {
+      const Eigen::MatrixXd& P = kept.P[static_cast<std::size_t>(i)];
+      const Eigen::Index a = at[static_cast<std::size_t>(i)];
+      T.block(m.flex[i].idx_v, a, P.rows(), P.cols()) = P;
+      K.block(a - nr, a - nr, P.cols(), P.cols()) = P.transpose() * m.flex[i].K * P;
+    }
+    const Eigen::MatrixXd D = T.transpose() * H * T;
+    std::vector<int> kept_rows(static_cast<std::size_t>(nk)), free(static_cast<std::size_t>(nr));
+    for (Eigen::Index k = 0; k < nk; ++k) kept_rows[static_cast<std::size_t>(k)] = static_cast<int>(nr + k);
+    for (Eigen::Index k = 0; k < nr; ++k) free[static_cast<std::size_t>(k)] = static_cast<int>(k);
+    const Eigen::MatrixXd S_kept = schurComplement(D, kept_rows, H_rr, free);
+    const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(K, S_kept);
+    if (eig.info() != Eigen::Success) throw std::invalid_argument("quasi-static modes: no coupled modes of the kept ones");
+    std::vector<std::vector<Eigen::VectorXd>> stiff(static_cast<std::size_t>(m.nbodies));
+    for (Eigen::Index c = 0; c < nk; ++c) {
+      if (!(eig.eigenvalues()[c] > cutoff * cutoff)) continue;
+      const Eigen::VectorXd y = eig.eigenvectors().col(c);
+      int carrier = -1;
+      double most = -1;
+      for (int i = 0; i < m.nbodies; ++i) {
+        const Eigen::Index a = at[static_cast<std::size_t>(i)] - nr, k = kept.P[static_cast<std::size_t>(i)].cols();
+        if (k == 0) continue;
+        const double e = y.segment(a, k).dot(S_kept.block(a, a, k, k) * y.segment(a, k));
+        if (e > most) most = e, carrier = i;
+      }
+      stiff[static_cast<std::size_t>(carrier)].push_back(y.segment(at[static_cast<std::size_t>(carrier)] - nr,
+                                                                  kept.P[static_cast<std::size_t>(carrier)].cols()));
+    }
+    bool any = false;
+    for (int i = 0; i < m.nbodies; ++i) {
+      const auto bi = static_cast<std::size_t>(i);
+      if (stiff[bi].empty()) continue;
+      any = true;
+      const Eigen::MatrixXd& P = kept.P[bi];
+      Eigen::MatrixXd Z(P.cols(), static_cast<Eigen::Index>(stiff[bi].size()));
+      for (std::size_t c = 0; c < stiff[bi].size(); ++c) Z.col(static_cast<Eigen::Index>(c)) = stiff[bi][c];
+      // The directions condensed (an orthonormal basis of Z's range), and the kept ones: the
+      // K-orthogonal complement, made the body's coupled modes there.
+      const Eigen::MatrixXd K_b = P.transpose() * m.flex[i].K * P, S_b = P.transpose() * S[bi] * P;
+      const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> z(Z);
+      const Eigen::Index drop = std::max<Eigen::Index>(1, z.rank());
+      const Eigen::MatrixXd Qz = z.householderQ();
+      const Eigen::MatrixXd U = Qz.leftCols(drop);
+      const Eigen::MatrixXd Qk = Eigen::MatrixXd(Eigen::HouseholderQR<Eigen::MatrixXd>(K_b * U).householderQ());
+      const Eigen::MatrixXd N = Qk.rightCols(P.cols() - drop);
+      const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> body(N.transpose() * K_b * N, N.transpose() * S_b * N);
+      if (body.info() != Eigen::Success || (N.cols() > 0 && !(body.eigenvalues().minCoeff() > 0))) {
+        throw std::invalid_argument("quasi-static modes: body '" + m.body_name[i] + "': no coupled modes of the kept ones");
+      }
+      Eigen::MatrixXd& C = parts.condensed[bi];
+      Eigen::MatrixXd C_new(P.rows(), C.cols() + drop);
+      C_new << C, P * U;
+      C = std::move(C_new);
+      kept.P[bi] = P * N * body.eigenvectors();
+      kept.frequency[bi] = body.eigenvalues().cwiseSqrt();
+      // The left inverse that projects along the condensed directions: the kept rows of [P C]⁻¹.
+      Eigen::MatrixXd B(P.rows(), P.rows());
+      B << kept.P[bi], C;
+      kept.G[bi] = B.inverse().topRows(kept.P[bi].cols());
+      kept.names[bi].clear();
+      for (Eigen::Index k = 0; k < kept.P[bi].cols(); ++k) kept.names[bi].push_back("coupled" + std::to_string(k + 1));
+    }
+    if (!any) break;
   }
   return parts;
 }

@@ -114,6 +114,11 @@ enum class CondensedModes {
              //   K_i y = ω² S_i y, S_i = H_ff − H_fr H_rr⁻¹ H_rf the Schur complement of the mass
              //   matrix at a reference configuration on body i's modal rows (its other bodies'
              //   modes held), those above the cutoff
+  kWhole,    // kCoupled's, and then the whole model's: while the model restricted to the kept modes
+             //   (every joint and the base free, all bodies' kept modes together) has coupled modes
+             //   above the cutoff at the reference configuration, each one's part on the body that
+             //   carries most of its kinetic energy (a body carried by another flexible one, a
+             //   grasped payload couple the bodies' modes where kCoupled holds the others)
 };
 
 class QuasiStaticModes : public LockedModes {

@@ -304,10 +304,10 @@ enum class IntegratorType {
                    //   (sim/quasi_static), the rest by adaptive Dormand–Prince 5(4) (flexible models)
 };
 
-// Which modes quasi_static condenses (sim/quasi_static): each body's own, or each body's coupled
-// with the joints and the base at the initial configuration.
-inline constexpr EnumWord<CondensedModes> kCondensedModesWords[] = {{CondensedModes::kBody, "body"},
-                                                                    {CondensedModes::kCoupled, "coupled"}};
+// Which modes quasi_static condenses (sim/quasi_static): each body's own, each body's coupled
+// with the joints and the base at the initial configuration, or the whole model's coupled modes.
+inline constexpr EnumWord<CondensedModes> kCondensedModesWords[] = {
+    {CondensedModes::kBody, "body"}, {CondensedModes::kCoupled, "coupled"}, {CondensedModes::kWhole, "whole"}};
 
 // The scenario file's word for an integrator: rk4, dopri5, rk43, ros34pw2, quasi_static.
 inline const char* integratorName(IntegratorType t) {
@@ -328,8 +328,8 @@ struct RunSettings {
   double max_step = 0.02;                        // [s] adaptive integrators
   double quasi_static_above = 100;               // [rad/s] integrator quasi_static: modes of a
                                                  //   higher frequency keep only their static deflection
-  CondensedModes quasi_static_modes = CondensedModes::kBody;  // ... which modes: each body's own or
-                                                 //   coupled with the joints and base
+  CondensedModes quasi_static_modes = CondensedModes::kBody;  // ... which modes: each body's own,
+                                                 //   coupled with the joints and base, or the whole model's
   double record_rate = 50;                       // [Hz] recorded samples per second
   double control_rate = 0;                       // [Hz] controllers sampled with a zero-order hold,
                                                  //   as on board; 0: at every evaluation

@@ -287,6 +287,61 @@ class TestQuasiStatic : public QObject {
       QVERIFY((forwardDynamics(r, dr, q_r, v_r, tau_r) - a).norm() <= 1e-8 * (1 + a.norm()));
     }
   }
+
+  // The whole model's coupled modes (kWhole): each body's coupled modes leave the bodies' kept modes
+  // coupling above the cutoff where they move together, most with a grasped payload (the capture's
+  // composite: the TAS debris, 1060 kg, 2 m out from the hand). Condensing, on the body that carries
+  // most of it, each mode of the kept model above the cutoff leaves a model whose coupled modes
+  // (core/analysis/modal on the reduced model: independent of the condensation's own eigenproblems)
+  // are all at or below it; the kept and condensed directions are a basis of each body's modal
+  // coordinates, lockQ projects along the condensed ones (G C = 0, G P = I), and they are
+  // K-orthogonal, as kCoupled's are.
+  void WholeModes_KeptModelHasNoModeAboveTheCutoff() {
+    for (const bool payload : {false, true}) {
+      Model m = loadModelFile(kSource + "/scenarios/robots/chaser.yaml");
+      const VectorXd q0 = armBent(m);
+      if (payload) {
+        const int hand = m.frames[static_cast<std::size_t>(m.frameId("tool"))].body;
+        Matrix3 I;
+        I << 1440, -64, 24, -64, 1120, 18, 24, 18, 2250;
+        m.inertia[hand] += Inertia::FromCom(1060, Vector3(0, 0, 2.0), I);
+        m.inertia_matrix[hand] = m.inertia[hand].matrix();
+      }
+      const double cutoff = 100;
+      QuasiStaticModes coupled(m, cutoff, CondensedModes::kCoupled, &q0), whole(m, cutoff, CondensedModes::kWhole, &q0);
+      VectorXd qc, qw;
+      coupled.gatherQ(q0, qc);
+      whole.gatherQ(q0, qw);
+      const double top_coupled = coupledModes(coupled.reduced(), qc).frequency.maxCoeff();
+      const double top_whole = coupledModes(whole.reduced(), qw).frequency.maxCoeff();
+      qInfo("chaser%s, above %.0f rad/s: each body's coupled modes condense %d, the rest up to %.1f rad/s; the whole "
+            "model's %d, the rest up to %.1f rad/s", payload ? " with the debris in its hand" : "", cutoff,
+            coupled.condensed(), top_coupled, whole.condensed(), top_whole);
+      QVERIFY(top_coupled > 1.2 * cutoff);
+      QVERIFY(top_whole <= cutoff * (1 + 1e-9));
+      QVERIFY(whole.condensed() > coupled.condensed());
+      QVERIFY(whole.condensed() < m.nflex);
+      const MatrixXd T = whole.velocityBasis();
+      for (int i = 0; i < m.nbodies; ++i) {
+        const FlexibleBody& fb = m.flex[i];
+        if (fb.nf == 0) continue;
+        const MatrixXd& C = whole.condensedBasis(i);
+        const MatrixXd P = T.block(fb.idx_v, whole.reduced().flex[i].idx_v, fb.nf, whole.reduced().flex[i].nf);
+        QCOMPARE(P.cols() + C.cols(), static_cast<Eigen::Index>(fb.nf));
+        if (C.cols() > 0 && P.cols() > 0) {
+          QVERIFY((C.transpose() * fb.K * P).norm() <= 1e-9 * fb.K.norm() * C.norm() * P.norm());
+        }
+        for (Eigen::Index k = 0; k < fb.nf; ++k) {  // lockQ on a direction: itself if kept, zero if condensed
+          const bool kept = k < P.cols();
+          VectorXd q = VectorXd::Zero(m.nq);
+          q.segment(fb.idx_q, fb.nf) = kept ? VectorXd(P.col(k)) : VectorXd(C.col(k - P.cols()));
+          const VectorXd expected = kept ? q : VectorXd::Zero(m.nq);
+          whole.lockQ(q);
+          QVERIFY((q - expected).norm() <= 1e-9 * (1 + P.norm() + C.norm()));
+        }
+      }
+    }
+  }
 };
 
 QTEST_APPLESS_MAIN(TestQuasiStatic)

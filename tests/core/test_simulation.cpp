@@ -331,6 +331,41 @@ class TestSimulation : public QObject {
     QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 1.8);  // measured 1.98x
   }
 
+  // The flexible mission with the whole model's coupled modes above 100 rad/s condensed (kWhole:
+  // seven modes at the start, five of the composite's at the grasp, where each body's coupled modes
+  // leave it modes at 247-339 rad/s): Dormand–Prince then takes about one step per 10 ms control
+  // period, 3.5x fewer evaluations than rk43 (the file's choice: 2x). Before the grasp the hand's
+  // path stays within 0.6 mm of the explicit run's (measured 0.51 mm) and the gripper closes one
+  // recording interval later (measured 20 ms); after it, the composite's modes at 247-339 rad/s ring
+  // undamped in the explicit run from the impact on (the hand oscillates by 1-3 mm) and the slow
+  // motion drifts apart by millimetres (measured up to 8.5 mm at the end): what the file's choice
+  // keeps and this one gives up for the speed.
+  void CaptureFlexible_WholeModes_FasterAndWhereItDiffers() {
+    const Simulation& ref = explicitCaptureFlexible();
+    const auto whole = simulate(kSource + "/scenarios/capture_flexible.yaml", {{"run.quasi_static_modes", "whole"}});
+    QVERIFY2(whole->failure().empty(), whole->failure().c_str());
+    QCOMPARE(whole->recorder().rows(), ref.recorder().rows());
+    const double grasp = graspTime(ref);
+    QVERIFY(grasp > 0 && graspTime(*whole) > 0);
+    double before = 0, after = 0;
+    const auto& time = channel(ref, "time");
+    for (int r = 0; r < ref.recorder().rows(); ++r) {
+      Vector3 d;
+      for (int k = 0; k < 3; ++k) {
+        const char* c[] = {"ee.x", "ee.y", "ee.z"};
+        d[k] = channel(*whole, c[k])[r] - channel(ref, c[k])[r];
+      }
+      (time[r] < grasp ? before : after) = std::max(time[r] < grasp ? before : after, d.norm());
+    }
+    qInfo("quasi_static whole above 100 rad/s against rk43: grasp at %.2f s (rk43 %.2f s), hand path within %.2e m "
+          "before the grasp and %.2e m after; %ld against %ld evaluations", graspTime(*whole), grasp, before, after,
+          whole->stats().evaluations, ref.stats().evaluations);
+    QVERIFY(std::abs(graspTime(*whole) - grasp) <= 0.02 + 1e-9);
+    QVERIFY(before < 6e-4);
+    QVERIFY(after < 0.02);
+    QVERIFY(whole->stats().evaluations < ref.stats().evaluations / 3);
+  }
+
   // The free flight of the flexible chaser (2.5 s, no controller, the arm's joints turning at up to
   // 0.2 rad/s) with each body's modes coupled with the joints and the bus condensed above 100 rad/s
   // (five modes: the traction modes and the arm's bending that the joints' armatures stiffen)
