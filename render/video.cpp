@@ -426,6 +426,19 @@ VideoResult simulateAndExportVideo(core::Simulation& sim, Recording& recording, 
   } join{mutex, abandon, simulator};
   FrameMaker maker(sim.model(), sim.scenario(), recording, options);
   maker.recording_mutex = &mutex;
+  // While the run reaches the start, one frame of what it has recorded is drawn and dropped: the
+  // renderer's first frame (llvmpipe compiling its shaders, the scene's buffers made) overlaps the
+  // simulation instead of following it. (The camera is the first kept frame's, as without it.)
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    const int last = recorded < options.start && !stopped ? recording.rows() - 1 : -1;
+    lock.unlock();
+    if (last >= 0) {
+      std::vector<unsigned char> rgba;
+      maker.drawRgba(last, rgba);
+      maker.first.reset();
+    }
+  }
   const int n = videoFrameCount(options, until);
   VideoResult result = encodeVideo(maker, n, path, [&](int k, double t) {
     std::unique_lock<std::mutex> lock(mutex);
