@@ -79,7 +79,8 @@ Data::Data(const Model& model, bool general)
       f.M = ExtMatrix::Zero(m, m);
       f.w = ExtVector::Zero(m);
       f.phibar = ExtMatrix::Zero(m, dd);
-      f.Delta = Eigen::LLT<ExtMatrix>(std::max(dd, 1));
+      f.Delta = ExtMatrix::Zero(dd, dd);
+      f.Delta_inv = ExtVector::Zero(dd);
       f.xhat = ExtVector::Zero(dd);
       f.mu = ExtVector::Zero(m);
     }

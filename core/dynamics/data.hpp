@@ -43,7 +43,8 @@ struct FlexWork {
   ExtMatrix M;          // extended inertia: M_f(δ), then composite or articulated
   ExtVector w;          // extended wrench accumulator
   ExtMatrix phibar;     // M̄ P (m x d)
-  Eigen::LLT<ExtMatrix> Delta;  // Cholesky of P M̄ P
+  ExtMatrix Delta;      // Δ = Pᵀ M̄ P, factored in place: its Cholesky factor L (lower triangle)
+  ExtVector Delta_inv;  // 1 / L_kk
   ExtVector xhat;       // (d)
   ExtVector mu;         // (m) extended acceleration from q̈ alone
 };

@@ -1,6 +1,8 @@
 #include "core/dynamics/flexible.hpp"
 
 #include <array>
+#include <cmath>
+#include <limits>
 
 #include "core/dynamics/detail.hpp"
 
@@ -362,6 +364,48 @@ const VectorXd& nonlinearEffects(const Model& m, Data& d, const VectorXd& q, con
 
 namespace {
 
+// Δ = L Lᵀ in fw.Delta's storage (its lower triangle read; left-looking, by columns, as
+// core/math/small_cholesky): at these sizes (a joint's and a body's modes, up to 22 rows) Eigen's
+// LLT and its triangular solves cost more in dispatch and packing than in flops. A Δ that is not
+// positive definite gives NaN factors, so the failure shows in the accelerations.
+void factorDelta(FlexWork& fw, int n) {
+  ExtMatrix& L = fw.Delta;
+  fw.Delta_inv.resize(n);
+  for (int j = 0; j < n; ++j) {
+    if (j > 0) L.col(j).tail(n - j).noalias() -= L.block(j, 0, n - j, j) * L.row(j).head(j).transpose();
+    const double d = L(j, j);
+    const double ljj = d > 0 ? std::sqrt(d) : std::numeric_limits<double>::quiet_NaN();
+    L(j, j) = ljj;
+    fw.Delta_inv[j] = 1 / ljj;
+    L.col(j).tail(n - j - 1) *= fw.Delta_inv[j];
+  }
+}
+
+// b ← L⁻¹ b, for each column of b.
+template <typename Rhs>
+void forwardSubstitute(const FlexWork& fw, Rhs& b) {
+  const ExtMatrix& L = fw.Delta;
+  const Eigen::Index n = L.rows();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    b.row(j) *= fw.Delta_inv[j];
+    b.bottomRows(n - j - 1).noalias() -= L.col(j).tail(n - j - 1) * b.row(j);
+  }
+}
+
+// b ← Δ⁻¹ b = L⁻ᵀ L⁻¹ b, for a vector b.
+void solveDelta(const FlexWork& fw, ExtVector& b) {
+  const ExtMatrix& L = fw.Delta;
+  const Eigen::Index n = L.rows();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double y = b[j] *= fw.Delta_inv[j];
+    for (Eigen::Index i = j + 1; i < n; ++i) b[i] -= L(i, j) * y;
+  }
+  for (Eigen::Index j = n - 1; j >= 0; --j) {
+    const double x = b[j] *= fw.Delta_inv[j];
+    for (Eigen::Index i = 0; i < j; ++i) b[i] -= L(j, i) * x;
+  }
+}
+
 // One body of the lower sweep: μ_i = Ā μ_p + P X_i, X_i = Δ⁻¹ (X̂ - φ̄ᵀ Ā μ_p) written into out
 // (jn: the joint's free coordinates).
 void lowerStep(const Model& m, Data& d, int i, int jn, VectorXd& out) {
@@ -381,8 +425,9 @@ void lowerStep(const Model& m, Data& d, int i, int jn, VectorXd& out) {
     }
   }
   if (dof > 0) {
-    const ExtVector rhs = fw.xhat - fw.phibar.transpose() * fw.mu;
-    const ExtVector y = fw.Delta.solve(rhs);
+    ExtVector y = fw.xhat;
+    y.noalias() -= fw.phibar.transpose() * fw.mu;
+    solveDelta(fw, y);
     out.segment(j.idx_v, jn) = y.head(jn);
     out.segment(m.flex[i].idx_v, nf) = y.tail(nf);
     if (jn > 0) fw.mu.head<6>() += detail::jointMotion(j, d.S[i], y.data());
@@ -414,11 +459,12 @@ void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* d
       fw.phibar.resize(ext, dof);
       fw.phibar.leftCols(jn).noalias() = fw.M.leftCols<6>() * d.S[i].leftCols(jn);
       fw.phibar.rightCols(nf) = fw.M.rightCols(nf);
-      ExtMatrix Delta(dof, dof);
+      ExtMatrix& Delta = fw.Delta;
+      Delta.resize(dof, dof);
       Delta.topRows(jn).noalias() = d.S[i].leftCols(jn).transpose() * fw.phibar.topRows<6>();
       Delta.bottomRows(nf) = fw.phibar.bottomRows(nf);
       for (int k = 0; k < jn; ++k) Delta(k, k) += m.armature[j.idx_v + k];
-      fw.Delta.compute(Delta);
+      factorDelta(fw, dof);
       fw.xhat.resize(dof);
       fw.xhat.head(jn) = x.segment(j.idx_v, jn);
       fw.xhat.head(jn).noalias() -= d.S[i].leftCols(jn).transpose() * zeta.head<6>();
@@ -430,10 +476,14 @@ void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* d
     Vector6 z = zeta.head<6>();
     Matrix6 Ma = fw.M.topLeftCorner<6, 6>();
     if (dof > 0) {
-      const ExtVector y = fw.Delta.solve(fw.xhat);  // Δ⁻¹ X̂
-      z += fw.phibar.topRows<6>() * y;
-      const ExtMatrix DinvPhiT = fw.Delta.solve(ExtMatrix(fw.phibar.topRows<6>().transpose()));
-      Ma -= fw.phibar.topRows<6>() * DinvPhiT;
+      // With W = L⁻¹ φ̄ᵀ (the twist's rows of φ̄): φ̄ Δ⁻¹ X̂ = Wᵀ L⁻¹ X̂ and φ̄ Δ⁻¹ φ̄ᵀ = Wᵀ W
+      // (forward substitutions only).
+      Eigen::Matrix<double, Eigen::Dynamic, 6, 0, kMaxExt, 6> W = fw.phibar.topRows<6>().transpose();
+      forwardSubstitute(fw, W);
+      ExtVector u = fw.xhat;
+      forwardSubstitute(fw, u);
+      z.noalias() += W.transpose() * u;
+      Ma.noalias() -= W.transpose() * W;
     }
     wrenchToParent(m, d, i, z, d.flex[p].w);
     inertiaToParent(m, d, i, Ma, d.flex[p].M);
@@ -487,8 +537,9 @@ const VectorXd& solveMassMatrix(const Model& m, Data& d, const VectorXd& b) {
     if (p < 0) break;
     Vector6 z = fw.w.head<6>();
     if (j.nv + nf > 0) {
-      const ExtVector y = fw.Delta.solve(fw.xhat);
-      z += fw.phibar.topRows<6>() * y;
+      ExtVector y = fw.xhat;
+      solveDelta(fw, y);
+      z.noalias() += fw.phibar.topRows<6>() * y;
     }
     wrenchToParent(m, d, i, z, d.flex[p].w);
   }
