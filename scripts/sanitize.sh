@@ -39,7 +39,7 @@ ci_functions=(
   # left out: one to several minutes each under ASan.
   # The quasi-static integrator's model (locked modes, the flexible mass-matrix solve, the static
   # deflection); its mission comparisons against rk43 are minutes under ASan.
-  "test_quasi_static LockedModes_AreTheFullModelRestricted SolveMassMatrix_Flexible_MatchesDenseSolve Cantilever_StaticDeflectionMatchesClosedForm"
+  "test_quasi_static LockedModes_AreTheFullModelRestricted SolveMassMatrix_Flexible_MatchesDenseSolve Cantilever_StaticDeflectionMatchesClosedForm WholeModes_KeptModelHasNoModeAboveTheCutoff"
   # The camera and its filters, the occlusion and the replan tests; left out: the false-alarm
   # Monte Carlo of the replan test (100 seeds, about a minute under ASan) and the two whole
   # missions flown on the estimate (CaptureFromEstimate, Replan_InTheLoopStillGrasps: 20 s to a
