@@ -114,7 +114,11 @@ Model restrictModes(const Model& m, const std::vector<Eigen::MatrixXd>& P, const
     r.joint[i].idx_v = static_cast<int>(v_of.size());
     for (int d = 0; d < j.nq; ++d) q_of.push_back(j.idx_q + d);
     for (int d = 0; d < j.nv; ++d) v_of.push_back(j.idx_v + d);
-    if (fb.nf == 0) continue;
+    if (fb.nf == 0) {  // (a rigid body's empty modal block where the builder puts it: after its joint)
+      r.flex[i].idx_q = static_cast<int>(q_of.size());
+      r.flex[i].idx_v = static_cast<int>(v_of.size());
+      continue;
+    }
     const Eigen::MatrixXd& Pi = P[static_cast<std::size_t>(i)];
     if (Pi.rows() != fb.nf) throw std::invalid_argument("restrictModes: body '" + m.body_name[i] + "': basis of the wrong size");
     FlexibleBody& out = r.flex[i];
