@@ -238,14 +238,6 @@ void LockedModes::lockV(Eigen::VectorXd& v) const { project(v, false); }
 
 namespace {
 
-// The model's flexible coordinates (v indices) and its joints' and base's (every other one).
-void splitCoordinates(const Model& m, std::vector<int>& flexible, std::vector<int>& rigid) {
-  for (int i = 0; i < m.nbodies; ++i) {
-    for (int k = 0; k < m.joint[i].nv; ++k) rigid.push_back(m.joint[i].idx_v + k);
-    for (int k = 0; k < m.flex[i].nf; ++k) flexible.push_back(m.flex[i].idx_v + k);
-  }
-}
-
 // The mass the coordinates `rows` see with the coordinates `free` free: the Schur complement
 // H_ff − H_fr H_rr⁻¹ H_rf of the mass matrix H on them.
 Eigen::MatrixXd schurComplement(const Eigen::MatrixXd& H, const std::vector<int>& rows,
@@ -266,14 +258,16 @@ QuasiStaticModes::Parts QuasiStaticModes::split(const Model& m, double cutoff, C
   Bases& kept = parts.kept;
   const bool coupled = which != CondensedModes::kBody;
   Eigen::MatrixXd H;
-  std::vector<int> flexible, rigid;  // (v)
+  std::vector<int> rigid;  // the joints' and the base's coordinates (v)
   if (coupled) {
     if (q_ref == nullptr || q_ref->size() != m.nq) {
       throw std::invalid_argument("quasi-static modes: the coupled modes need a reference configuration of the model's size");
     }
     Data d(m, m.hasFlexibleBodies());
     H = massMatrix(m, d, *q_ref);
-    splitCoordinates(m, flexible, rigid);
+    for (int i = 0; i < m.nbodies; ++i) {
+      for (int k = 0; k < m.joint[i].nv; ++k) rigid.push_back(m.joint[i].idx_v + k);
+    }
   }
   const Eigen::LLT<Eigen::MatrixXd> H_rr(!rigid.empty() ? Eigen::MatrixXd(H(rigid, rigid)) : Eigen::MatrixXd());
   std::vector<Eigen::MatrixXd> S(static_cast<std::size_t>(m.nbodies));  // each body's coupled mass
@@ -308,7 +302,7 @@ QuasiStaticModes::Parts QuasiStaticModes::split(const Model& m, double cutoff, C
     kept.names.push_back(std::move(kept_names));
     parts.condensed.push_back(Y(Eigen::all, drop));
   }
-  if (which != CondensedModes::kWhole || flexible.empty()) return parts;
+  if (which != CondensedModes::kWhole || m.nflex == 0) return parts;
 
   // kWhole: the model restricted to the kept modes, every joint and the base free, still has coupled
   // modes above the cutoff where one body's kept modes move with another's (a flexible body carried
