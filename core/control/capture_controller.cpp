@@ -120,14 +120,8 @@ void CaptureController::begin(ControlContext& ctx) {
 }
 
 void CaptureController::searchWindow(ControlContext& ctx) {
-  const ControllerSpec::Capture& c = spec_.capture;
-  WindowSearchOptions ws;
-  ws.horizon = c.window.horizon;
-  ws.periods = c.window.periods;
-  ws.step_deg = c.window.step_deg;
-  ws.min_step = c.window.min_step;
-  ws.threads = c.window.threads;
-  window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_, ws, plannerOptions(), debris_,
+  window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_,
+                                                                WindowSearchOptions::from(spec_), capturePlannerOptions(spec_), debris_,
                                                                 *ctx.debris, ctx.t, ctx.q, ctx.v, ee_frame_));
   if (window_->found) {
     window_start_ = window_->start;
@@ -243,19 +237,6 @@ void CaptureController::abort(ControlContext& ctx, const std::string& reason) {
   }
 }
 
-CapturePlannerOptions CaptureController::plannerOptions() const {
-  const ControllerSpec::Capture& c = spec_.capture;
-  CapturePlannerOptions o;
-  o.matching = c.matching;
-  o.w_u = c.w_u;
-  o.w_1 = c.w_1;
-  o.horizon = c.horizon;
-  o.approach_distance = c.approach.distance;
-  o.approach_time = c.approach.duration;
-  o.align = c.align;
-  return o;
-}
-
 void CaptureController::makePlan(ControlContext& ctx) {
   const Model& m = ctx.model;
   if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
@@ -269,7 +250,7 @@ void CaptureController::makePlan(ControlContext& ctx) {
   hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
   hand.acceleration = pointAccelerationWorld(m, ctx.data, ee_frame_).head<3>();
   hand.axis = framePose(m, ctx.data, ee_frame_).R.col(2);
-  CapturePlannerOptions o = plannerOptions();
+  CapturePlannerOptions o = capturePlannerOptions(spec_);
   if (window_ && window_->found) {  // the duration and the approach the window chose
     o.final_time = window_->duration;
     o.approach_distance = window_->approach_distance;

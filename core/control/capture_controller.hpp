@@ -100,8 +100,6 @@ class CaptureController final : public Controller {
   // if it fires (capture.replan).
   void watchEstimate(ControlContext& ctx);
   void replan(ControlContext& ctx, const PartingResult& parting, double left);
-  // The planner's settings from the scenario (matching, weights, horizon, approach).
-  CapturePlannerOptions plannerOptions() const;
   // Abort monitor while tracking: the reason to abort now, or empty.
   std::string abortReason(ControlContext& ctx);
   void abort(ControlContext& ctx, const std::string& reason);

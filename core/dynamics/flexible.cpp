@@ -1,10 +1,9 @@
 #include "core/dynamics/flexible.hpp"
 
 #include <array>
-#include <cmath>
-#include <limits>
 
 #include "core/dynamics/detail.hpp"
+#include "core/math/small_cholesky.hpp"
 
 namespace grapple::core::general {
 
@@ -364,22 +363,11 @@ const VectorXd& nonlinearEffects(const Model& m, Data& d, const VectorXd& q, con
 
 namespace {
 
-// Δ = L Lᵀ in fw.Delta's storage (its lower triangle read; left-looking, by columns, as
-// core/math/small_cholesky): at these sizes (a joint's and a body's modes, up to 22 rows) Eigen's
-// LLT and its triangular solves cost more in dispatch and packing than in flops. A Δ that is not
-// positive definite gives NaN factors, so the failure shows in the accelerations.
-void factorDelta(FlexWork& fw, int n) {
-  ExtMatrix& L = fw.Delta;
-  fw.Delta_inv.resize(n);
-  for (int j = 0; j < n; ++j) {
-    if (j > 0) L.col(j).tail(n - j).noalias() -= L.block(j, 0, n - j, j) * L.row(j).head(j).transpose();
-    const double d = L(j, j);
-    const double ljj = d > 0 ? std::sqrt(d) : std::numeric_limits<double>::quiet_NaN();
-    L(j, j) = ljj;
-    fw.Delta_inv[j] = 1 / ljj;
-    L.col(j).tail(n - j - 1) *= fw.Delta_inv[j];
-  }
-}
+// Δ = L Lᵀ in fw.Delta's storage (core/math/small_cholesky): at these sizes (a joint's and a
+// body's modes, up to 22 rows) Eigen's LLT and its triangular solves cost more in dispatch and
+// packing than in flops. A Δ that is not positive definite gives NaN factors, so the failure shows
+// in the accelerations.
+void factorDelta(FlexWork& fw) { choleskyInPlace(fw.Delta, fw.Delta_inv); }
 
 // b ← L⁻¹ b, for each column of b.
 template <typename Rhs>
@@ -396,10 +384,7 @@ void forwardSubstitute(const FlexWork& fw, Rhs& b) {
 void solveDelta(const FlexWork& fw, ExtVector& b) {
   const ExtMatrix& L = fw.Delta;
   const Eigen::Index n = L.rows();
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const double y = b[j] *= fw.Delta_inv[j];
-    for (Eigen::Index i = j + 1; i < n; ++i) b[i] -= L(i, j) * y;
-  }
+  forwardSubstitute(fw, b);
   for (Eigen::Index j = n - 1; j >= 0; --j) {
     const double x = b[j] *= fw.Delta_inv[j];
     for (Eigen::Index i = 0; i < j; ++i) b[i] -= L(j, i) * x;
@@ -464,7 +449,7 @@ void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* d
       Delta.topRows(jn).noalias() = d.S[i].leftCols(jn).transpose() * fw.phibar.topRows<6>();
       Delta.bottomRows(nf) = fw.phibar.bottomRows(nf);
       for (int k = 0; k < jn; ++k) Delta(k, k) += m.armature[j.idx_v + k];
-      factorDelta(fw, dof);
+      factorDelta(fw);
       fw.xhat.resize(dof);
       fw.xhat.head(jn) = x.segment(j.idx_v, jn);
       fw.xhat.head(jn).noalias() -= d.S[i].leftCols(jn).transpose() * zeta.head<6>();

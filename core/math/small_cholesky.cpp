@@ -1,8 +1,6 @@
 #include "core/math/small_cholesky.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 
 namespace grapple::core {
@@ -20,22 +18,7 @@ void SmallCholesky::compute(Eigen::MatrixXd&& A) {
   factor();
 }
 
-void SmallCholesky::factor() {
-  const Eigen::Index n = L_.rows();
-  inv_diag_.resize(n);
-  double* L = L_.data();
-  // Left-looking, by columns: L(j:, j) = (A(j:, j) - L(j:, :j) L(j, :j)ᵀ) / L(j, j).
-  for (Eigen::Index j = 0; j < n; ++j) {
-    if (j > 0) L_.col(j).tail(n - j).noalias() -= L_.block(j, 0, n - j, j) * L_.row(j).head(j).transpose();
-    double* col = L + j * n;
-    const double d = col[j];
-    const double ljj = d > 0 ? std::sqrt(d) : std::numeric_limits<double>::quiet_NaN();
-    const double inv = 1 / ljj;
-    col[j] = ljj;
-    inv_diag_[j] = inv;
-    for (Eigen::Index i = j + 1; i < n; ++i) col[i] *= inv;
-  }
-}
+void SmallCholesky::factor() { choleskyInPlace(L_, inv_diag_); }
 
 namespace {
 

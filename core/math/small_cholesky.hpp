@@ -9,9 +9,30 @@
 // (as Cholesky6's). Factoring a matrix of the size already held allocates nothing.
 #pragma once
 
+#include <cmath>
+#include <limits>
+
 #include <Eigen/Core>
 
 namespace grapple::core {
+
+// A = L Lᵀ in A's storage (its lower triangle read and overwritten by L; left-looking, by
+// columns: L(j:, j) = (A(j:, j) - L(j:, :j) L(j, :j)ᵀ) / L(j, j)), inv_diag (resized) = 1 / L(j, j).
+// A matrix that is not positive definite gives NaN factors. Any dense column-major storage: the
+// control laws' dynamic matrices (SmallCholesky) and the flexible recursions' bounded ones.
+template <class Matrix, class Vector>
+void choleskyInPlace(Matrix& L, Vector& inv_diag) {
+  const Eigen::Index n = L.rows();
+  inv_diag.resize(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    if (j > 0) L.col(j).tail(n - j).noalias() -= L.block(j, 0, n - j, j) * L.row(j).head(j).transpose();
+    const double d = L(j, j);
+    const double ljj = d > 0 ? std::sqrt(d) : std::numeric_limits<double>::quiet_NaN();
+    L(j, j) = ljj;
+    inv_diag[j] = 1 / ljj;
+    L.col(j).tail(n - j - 1) *= inv_diag[j];
+  }
+}
 
 class SmallCholesky {
  public:

@@ -385,6 +385,30 @@ std::string CaptureWindow::reason() const {
   return searched;
 }
 
+WindowSearchOptions WindowSearchOptions::from(const ControllerSpec& spec) {
+  const ControllerSpec::Capture& c = spec.capture;
+  WindowSearchOptions ws;
+  ws.horizon = c.window.horizon;
+  ws.periods = c.window.periods;
+  ws.step_deg = c.window.step_deg;
+  ws.min_step = c.window.min_step;
+  ws.threads = c.window.threads;
+  return ws;
+}
+
+CapturePlannerOptions capturePlannerOptions(const ControllerSpec& spec) {
+  const ControllerSpec::Capture& c = spec.capture;
+  CapturePlannerOptions o;
+  o.matching = c.matching;
+  o.w_u = c.w_u;
+  o.w_1 = c.w_1;
+  o.horizon = c.horizon;
+  o.approach_distance = c.approach.distance;
+  o.approach_time = c.approach.duration;
+  o.align = c.align;
+  return o;
+}
+
 double windowSearchSpan(double horizon, double periods, double rate) {
   return rate > 0 ? std::min(horizon, (periods + 0.05) * 2 * M_PI / rate) : horizon;
 }

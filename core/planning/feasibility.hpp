@@ -203,7 +203,14 @@ struct WindowSearchOptions {
   // the same for any number.
   int threads = 1;
   double step = 0.2;  // [s] prediction step of the candidates (one found feasible is confirmed at FeasibilityOptions::step before it is chosen, and checked again when it starts)
+
+  // From a scenario's capture controller (its `window:` section).
+  static WindowSearchOptions from(const ControllerSpec& capture);
 };
+
+// The Ch. 7 planner's options of a scenario's capture controller (matching, weights, the two-stage
+// approach, the aligned approach axis): the ones its plans and its window search use.
+CapturePlannerOptions capturePlannerOptions(const ControllerSpec& capture);
 
 // How long after now the window search scans: `periods` tumbling periods (2π/rate each) and a
 // twentieth, within the horizon [s]; rate [rad/s] (0: the horizon).

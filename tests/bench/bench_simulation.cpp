@@ -119,10 +119,7 @@ void Planning_CheckPlan(benchmark::State& state) {
 // more cores).
 void benchWindowSearch(benchmark::State& state, bool shaped_cell) {
   const CaptureStart s(shaped_cell);
-  WindowSearchOptions ws;  // the scenario's, as the controller makes it
-  const ControllerSpec::Capture& c = s.loaded.scenario.controllers[1].capture;
-  ws.horizon = c.window.horizon;
-  ws.periods = c.window.periods;
+  WindowSearchOptions ws = s.search();  // the scenario's, as the controller makes it
   ws.threads = static_cast<int>(state.range(0));
   int candidates = 0, shaped = 0;
   for (auto _ : state) {

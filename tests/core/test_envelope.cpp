@@ -485,9 +485,7 @@ model:
     const FeasibilityOptions& o = s.options;
     const CapturePlannerOptions po = s.planner();
     const int ee = s.ee;
-    WindowSearchOptions ws;
-    ws.periods = s.loaded.scenario.controllers[1].capture.window.periods;
-    const CaptureWindow w = s.window(ws);
+    const CaptureWindow w = s.window(s.search());
     qInfo("%s", w.reason().c_str());
     QVERIFY(w.found);
     QVERIFY(w.shape.rows() > 0);

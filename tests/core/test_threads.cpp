@@ -112,8 +112,7 @@ class TestThreads : public QObject {
   // scanned and the seeds shaped).
   void WindowSearch_SameOnAnyNumberOfThreads() {
     const grapple::test::CaptureStart s;
-    WindowSearchOptions ws;
-    ws.periods = s.loaded.scenario.controllers[1].capture.window.periods;
+    WindowSearchOptions ws = s.search();
     auto search = [&](int threads) {
       ws.threads = threads;
       return s.window(ws);

@@ -43,17 +43,12 @@ struct CaptureStart {
                                              loaded.scenario.debris.size);
     ee = sim->model().frameId("tool");
   }
-  // The scenario's capture planner: the one-stage and the two-stage plans, aligned.
-  core::CapturePlannerOptions planner() const {
-    const core::ControllerSpec::Capture& c = loaded.scenario.controllers[1].capture;
-    core::CapturePlannerOptions po;
-    po.approach_distance = c.approach.distance;
-    po.approach_time = c.approach.duration;
-    po.align = c.align;
-    return po;
-  }
-  // The window search as the controller makes it at t = 40 s (threads: WindowSearchOptions::threads).
-  core::CaptureWindow window(core::WindowSearchOptions search) const {
+  // The scenario's capture planner (the one-stage and the two-stage plans, aligned) and window
+  // search, as its capture controller has them.
+  core::CapturePlannerOptions planner() const { return core::capturePlannerOptions(loaded.scenario.controllers[1]); }
+  core::WindowSearchOptions search() const { return core::WindowSearchOptions::from(loaded.scenario.controllers[1]); }
+  // The window search at t = 40 s with `search` (the controller's: search()).
+  core::CaptureWindow window(const core::WindowSearchOptions& search) const {
     core::Data d(sim->model(), false);
     return core::searchCaptureWindow(sim->model(), d, options, search, planner(), loaded.scenario.debris.properties,
                                      sim->debris(), 40, sim->q(), sim->v(), ee);
