@@ -5,13 +5,10 @@
 #include <limits>
 #include <stdexcept>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/LU>
-#include <Eigen/SVD>
-
 #include "core/analysis/modal.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

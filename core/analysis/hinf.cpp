@@ -5,9 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/LU>
-#include <Eigen/SVD>
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

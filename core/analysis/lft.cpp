@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <Eigen/LU>
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

@@ -7,12 +7,10 @@
 #include <random>
 #include <thread>
 
-#include <Eigen/LU>
-#include <Eigen/SVD>
-
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

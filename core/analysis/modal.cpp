@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include <Eigen/Eigenvalues>
-
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

@@ -7,12 +7,11 @@
 #include <stdexcept>
 
 #include <nlopt.hpp>
-#include <Eigen/Eigenvalues>
-#include <Eigen/LU>
 
 #include "core/analysis/synthesis.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

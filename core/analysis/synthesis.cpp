@@ -8,13 +8,11 @@
 #include <stdexcept>
 
 #include <nlopt.hpp>
-#include <Eigen/Eigenvalues>
-#include <Eigen/LU>
-#include <Eigen/SVD>
 
 #include "core/analysis/modal.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

@@ -4,9 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include <Eigen/QR>
-
 #include "core/dynamics/hybrid_dynamics.hpp"
+#include "core/math/decompositions.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
 

@@ -5,8 +5,6 @@
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
-#include <Eigen/LU>
-#include <Eigen/QR>
 
 #include "core/control/task_space.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
@@ -16,6 +14,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/estimation/debris_sensing.hpp"
+#include "core/math/decompositions.hpp"
 #include "core/math/indexing.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/quintic.hpp"
@@ -35,7 +34,6 @@ int checkedFrame(const Model& m, int frame) {
   if (frame < 0 || frame >= static_cast<int>(m.frames.size())) throw std::invalid_argument("capture: no end-effector frame");
   return frame;
 }
-
 
 }  // namespace
 

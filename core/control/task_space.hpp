@@ -4,8 +4,8 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <Eigen/SVD>
 
+#include "core/math/decompositions.hpp"
 #include "core/math/small_cholesky.hpp"
 #include "core/math/spatial.hpp"
 #include "core/world/debris.hpp"

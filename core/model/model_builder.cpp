@@ -6,8 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include <Eigen/Eigenvalues>
-
+#include "core/math/decompositions.hpp"
 #include "core/math/rotation.hpp"
 
 namespace grapple::core {

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
-#include <Eigen/SVD>
 
 #include "core/control/task_space.hpp"
 #include "core/dynamics/configuration.hpp"
@@ -15,6 +14,7 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 #include "core/math/rotation.hpp"
 
 namespace grapple::core {

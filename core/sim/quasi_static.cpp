@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/QR>
-
 #include "core/dynamics/inverse_dynamics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 
 namespace grapple::core {
 

@@ -4,9 +4,6 @@
 
 #include <cmath>
 
-#include <Eigen/LU>
-#include <Eigen/SVD>
-
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/scenario_loops.hpp"
 #include "core/dynamics/data.hpp"
@@ -160,4 +157,5 @@ class TestClosedLoop : public QObject {
 };
 
 QTEST_APPLESS_MAIN(TestClosedLoop)
+#include "core/math/decompositions.hpp"
 #include "test_closed_loop.moc"

@@ -7,7 +7,6 @@
 #include <set>
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/coriolis.hpp"
@@ -17,6 +16,7 @@
 #include "core/dynamics/jacobian.hpp"
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
+#include "core/math/decompositions.hpp"
 #include "core/math/rotation.hpp"
 #include "core/model/model_builder.hpp"
 #include "tests/support/compare.hpp"

@@ -10,9 +10,6 @@
 #include <map>
 #include <tuple>
 
-#include <Eigen/QR>
-#include <Eigen/SVD>
-
 #include "core/analysis/envelope.hpp"
 #include "core/control/task_space.hpp"
 #include "core/dynamics/energy.hpp"
@@ -20,6 +17,7 @@
 #include "core/io/model_yaml.hpp"
 #include "core/io/load_error.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/math/decompositions.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/feasibility.hpp"
 #include "core/planning/path_shaping.hpp"

@@ -7,14 +7,13 @@
 #include <complex>
 #include <random>
 
-#include <Eigen/Eigenvalues>
-
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/hinf.hpp"
 #include "core/analysis/modal.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/model_yaml.hpp"
+#include "core/math/decompositions.hpp"
 #include "tests/support/slicot.hpp"
 
 using namespace grapple::core;

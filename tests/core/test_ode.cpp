@@ -4,8 +4,7 @@
 
 #include <cmath>
 
-#include <Eigen/LU>
-
+#include "core/math/decompositions.hpp"
 #include "core/sim/ode.hpp"
 
 using namespace grapple::core;

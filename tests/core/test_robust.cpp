@@ -8,13 +8,12 @@
 #include <cmath>
 #include <random>
 
-#include <Eigen/Eigenvalues>
-
 #include "core/analysis/robust.hpp"
 #include "core/analysis/synthesis.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/model_yaml.hpp"
+#include "core/math/decompositions.hpp"
 #include "tests/support/thesis_configurations.hpp"
 
 using namespace grapple::core;

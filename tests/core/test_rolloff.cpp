@@ -9,10 +9,6 @@
 #include <cmath>
 #include <complex>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/LU>
-#include <Eigen/SVD>
-
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/modal.hpp"
 #include "core/analysis/synthesis.hpp"
@@ -20,6 +16,7 @@
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/io/model_yaml.hpp"
 #include "core/io/scenario_yaml.hpp"
+#include "core/math/decompositions.hpp"
 #include "tests/support/slicot.hpp"
 #include "tests/support/thesis_configurations.hpp"
 

@@ -6,11 +6,10 @@
 
 #include <cmath>
 
-#include <Eigen/Eigenvalues>
-
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/synthesis.hpp"
 #include "core/io/model_yaml.hpp"
+#include "core/math/decompositions.hpp"
 #include "tests/support/thesis_configurations.hpp"
 
 using namespace grapple::core;
