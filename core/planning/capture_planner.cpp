@@ -13,16 +13,38 @@ namespace grapple::core {
 
 DebrisTrajectory::DebrisTrajectory(DebrisProperties properties, const DebrisState& initial,
                                    double step)
-    : properties_(std::move(properties)), step_(step), grid_{initial} {
+    : grid_(std::make_shared<Grid>(Grid{std::move(properties), step, {initial}})) {
   if (!(step > 0)) throw std::invalid_argument("DebrisTrajectory: the step must be > 0");
+}
+
+DebrisTrajectory::DebrisTrajectory(const DebrisTrajectory& other)
+    : grid_(std::make_shared<Grid>(Grid{other.grid_->properties, other.grid_->step,
+                                        {other.grid_->states.begin() + static_cast<std::ptrdiff_t>(other.first_),
+                                         other.grid_->states.end()}})) {}
+
+DebrisTrajectory& DebrisTrajectory::operator=(const DebrisTrajectory& other) {
+  if (this != &other) *this = DebrisTrajectory(other);
+  return *this;
+}
+
+const DebrisState& DebrisTrajectory::gridState(std::size_t k) {
+  Grid& g = *grid_;
+  while (g.states.size() <= first_ + k) g.states.push_back(stepDebris(g.properties, g.states.back(), g.step));
+  return g.states[first_ + k];
+}
+
+DebrisTrajectory DebrisTrajectory::from(std::size_t k) {
+  gridState(k);
+  return DebrisTrajectory(grid_, first_ + k);
 }
 
 DebrisState DebrisTrajectory::state(double t) {
   if (!(t >= 0) || !std::isfinite(t)) throw std::invalid_argument("DebrisTrajectory: t must be finite and >= 0");
-  const auto k = static_cast<std::size_t>(std::floor(t / step_));
-  while (grid_.size() <= k) grid_.push_back(stepDebris(properties_, grid_.back(), step_));
-  const double dt = t - static_cast<double>(k) * step_;
-  return dt > 0 ? stepDebris(properties_, grid_[k], dt) : grid_[k];
+  const double h = grid_->step;
+  const auto k = static_cast<std::size_t>(std::floor(t / h));
+  const DebrisState& s = gridState(k);
+  const double dt = t - static_cast<double>(k) * h;
+  return dt > 0 ? stepDebris(grid_->properties, s, dt) : s;
 }
 
 namespace {
@@ -51,12 +73,19 @@ void checkShape(const Eigen::Matrix<double, Eigen::Dynamic, 3>& shape) {
 
 CapturePlan::CapturePlan(const DebrisProperties& debris, const DebrisState& debris0,
                          const HandState& hand0, const CapturePlannerOptions& options)
-    : options_(options), hand0_(hand0), debris_(debris, debris0, options.debris_step) {
+    : CapturePlan(DebrisTrajectory(debris, debris0, options.debris_step), hand0, options) {}
+
+CapturePlan::CapturePlan(DebrisTrajectory trajectory, const HandState& hand0, const CapturePlannerOptions& options)
+    : options_(options), hand0_(hand0), debris_(std::move(trajectory)) {
   const CapturePlannerOptions& o = options_;
+  if (debris_.step() != o.debris_step) {
+    throw std::invalid_argument("capture planner: the debris' propagation must have the step debris_step");
+  }
   if (!(o.w_u > 0) || !(o.w_1 >= 0) || !(o.horizon > 0) || !(o.scan_step > 0) ||
       !std::isfinite(o.w_u + o.w_1 + o.horizon + o.scan_step)) {
     throw std::invalid_argument("capture planner: expected w_u > 0, w_1 >= 0, horizon > 0, scan_step > 0");
   }
+  const DebrisProperties& debris = debris_.properties();
   checkDebrisProperties(debris);
   if (!(o.approach_distance >= 0) || !std::isfinite(o.approach_distance) ||
       (o.approach_distance > 0 && (!(o.approach_time > 0) || !std::isfinite(o.approach_time)))) {

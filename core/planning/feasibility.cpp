@@ -480,7 +480,11 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // At most kMaxCandidates start times, whatever the settings (a bounded search, never a hang).
   constexpr double kMaxCandidates = 1000;
   const double dt = std::max({search.min_step, rate > 0 ? search.step_deg / kDeg / rate : search.min_step, w.span / kMaxCandidates});
+  // The start times on the debris propagation's grid (dt rounded to a multiple of its step): every
+  // candidate's plan then sees the debris through this one propagation (DebrisTrajectory::from),
+  // rather than propagating it again from its start.
   DebrisTrajectory trajectory(debris, debris_now, planner.debris_step);
+  const auto every = static_cast<std::size_t>(std::max(1.0, std::round(dt / planner.debris_step)));
   // The plans tried from each start: the thesis' (onto the grasp point), and the two-stage one
   // when the planner has an approach distance (the earliest feasible meeting of either is chosen:
   // the one-stage plan asks less of the bus, the two-stage one keeps the arm off the debris' box
@@ -499,6 +503,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   };
   // The candidates stopped by the bus torque, for the shaping below.
   struct BusLimited {
+    std::size_t start;  // grid index of the start, s = start debris_step
     double s, approach, final_time;
   };
   std::vector<BusLimited> bus_limited;
@@ -523,8 +528,10 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   };
   // (bound: the earliest meeting found before the wave; the durations of an approach that would
   // meet later are not predicted, as the serial scan skips them.)
-  auto scanStart = [&](double s, double bound, Data& data, DebrisTrajectory& debris_path, std::vector<Candidate>& out) {
+  auto scanStart = [&](std::size_t start, double bound, Data& data, DebrisTrajectory& debris_path,
+                       std::vector<Candidate>& out) {
     out.clear();
+    const double s = static_cast<double>(start) * planner.debris_step;
     HandState h;
     Eigen::VectorXd qs;
     startAt(s, h, qs);
@@ -540,7 +547,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
             if (t_f <= 0) break;  // no transversality root to scale
             po.final_time = factor * t_f;
           }
-          const CapturePlan plan(debris, debris_path.state(s), h, po);
+          const CapturePlan plan(debris_path.from(start), h, po);
           if (factor == 1) t_f = plan.rendezvousTime();
           if (now + s + plan.captureTime() >= bound) break;  // slower ones meet later still
           c.rendezvous = plan.rendezvousTime();
@@ -567,19 +574,19 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   std::vector<DebrisTrajectory> paths(threads - 1, DebrisTrajectory(debris, debris_now, planner.debris_step));
   std::vector<Worker> workers{{&d, &trajectory}};
   for (std::size_t t = 0; t + 1 < threads; ++t) workers.push_back({&datas[t], &paths[t]});
-  std::vector<double> starts;
-  for (double s = 0; s <= w.span + 1e-9; s += dt) starts.push_back(s);
+  std::vector<std::size_t> starts;  // grid indices
+  for (std::size_t k = 0; static_cast<double>(k) * planner.debris_step <= w.span + 1e-9; k += every) starts.push_back(k);
   // Each start's candidates (a wave's: indexed by start modulo the workers), then taken in the
   // serial order: the earliest meeting, the bus-limited seeds, the best candidate. (A start found
   // feasible bounds the durations the next waves predict.)
   std::vector<std::vector<Candidate>> results(threads);
   inWaves(starts.size(), workers,
           [&](std::size_t k, const Worker& worker) {
-            if (w.found && now + starts[k] >= w.meeting) return;  // (not taken)
+            if (w.found && now + static_cast<double>(starts[k]) * planner.debris_step >= w.meeting) return;  // (not taken)
             scanStart(starts[k], w.found ? w.meeting : INFINITY, *worker.data, *worker.debris, results[k % threads]);
           },
           [&](std::size_t k) {
-            const double s = starts[k];
+            const double s = static_cast<double>(starts[k]) * planner.debris_step;
             if (w.found && now + s >= w.meeting) return false;  // no later start can meet earlier
             ++w.candidates;
             std::vector<Candidate>& cs = results[k % threads];
@@ -590,7 +597,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                 continue;
               }
               if (shape && !c.check.feasible && c.check.limiting == "bus_torque") {
-                bus_limited.push_back({s, c.approach, c.rendezvous});
+                bus_limited.push_back({starts[k], s, c.approach, c.rendezvous});
               }
               if (c.check.feasible) {
                 w.found = true;
@@ -635,7 +642,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
       CapturePlannerOptions po = planner;
       po.approach_distance = b.approach;
       po.final_time = b.final_time;
-      return CapturePlan(debris, debris_path.state(b.s), h, po);
+      return CapturePlan(debris_path.from(b.start), h, po);
     };
     // A candidate flown again (with `check_options`): its check, and whether the shaping starts
     // from it (`shaping_options`).

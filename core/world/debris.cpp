@@ -24,17 +24,22 @@ void checkDebrisProperties(const DebrisProperties& p) {
 
 namespace {
 // φ(ω) = -I⁻¹ (ω × I ω) and its body-frame derivative φ̇ = -I⁻¹ (φ × I ω + ω × I φ).
-Vector3 phi(const Matrix3& I, const Vector3& w) { return -I.inverse() * w.cross(I * w); }
-}  // namespace
+Vector3 phi(const Matrix3& I, const Matrix3& I_inv, const Vector3& w) { return -I_inv * w.cross(I * w); }
 
-DebrisRates debrisRates(const DebrisProperties& p, const DebrisState& s, const Vector3& accel_W,
-                        const Vector3& torque_B) {
+DebrisRates rates(const Matrix3& I, const Matrix3& I_inv, const DebrisState& s, const Vector3& accel_W,
+                  const Vector3& torque_B) {
   DebrisRates d;
   d.r = s.v_W;
   d.v = accel_W;
   d.Q = quatRateBody(s.Q_WB, s.w_B);
-  d.w = phi(p.inertia, s.w_B) + p.inertia.inverse() * torque_B;
+  d.w = phi(I, I_inv, s.w_B) + I_inv * torque_B;
   return d;
+}
+}  // namespace
+
+DebrisRates debrisRates(const DebrisProperties& p, const DebrisState& s, const Vector3& accel_W,
+                        const Vector3& torque_B) {
+  return rates(p.inertia, p.inertia.inverse(), s, accel_W, torque_B);
 }
 
 DebrisState stepDebris(const DebrisProperties& p, const DebrisState& s, double dt) {
@@ -46,10 +51,13 @@ DebrisState stepDebris(const DebrisProperties& p, const DebrisState& s, double d
     y.w_B += h * k.w;
     return y;
   };
-  const DebrisRates k1 = debrisRates(p, s);
-  const DebrisRates k2 = debrisRates(p, add(s, k1, dt / 2));
-  const DebrisRates k3 = debrisRates(p, add(s, k2, dt / 2));
-  const DebrisRates k4 = debrisRates(p, add(s, k3, dt));
+  const Matrix3& I = p.inertia;
+  const Matrix3 I_inv = I.inverse();  // (once a step, not once a stage)
+  const Vector3 zero = Vector3::Zero();
+  const DebrisRates k1 = rates(I, I_inv, s, zero, zero);
+  const DebrisRates k2 = rates(I, I_inv, add(s, k1, dt / 2), zero, zero);
+  const DebrisRates k3 = rates(I, I_inv, add(s, k2, dt / 2), zero, zero);
+  const DebrisRates k4 = rates(I, I_inv, add(s, k3, dt), zero, zero);
   DebrisState out = s;
   out.r_W += dt / 6 * (k1.r + 2 * k2.r + 2 * k3.r + k4.r);
   out.v_W += dt / 6 * (k1.v + 2 * k2.v + 2 * k3.v + k4.v);
@@ -65,8 +73,9 @@ Vector3 graspAxis(const DebrisProperties& p) {
 PointKinematics targetKinematics(const DebrisProperties& p, const DebrisState& s) {
   const Matrix3 R = quatToMatrix(s.Q_WB);
   const Matrix3& I = p.inertia;
-  const Vector3 wB = s.w_B, phB = phi(I, wB);
-  const Vector3 dphB = -I.inverse() * (phB.cross(I * wB) + wB.cross(I * phB));
+  const Matrix3 I_inv = I.inverse();
+  const Vector3 wB = s.w_B, phB = phi(I, I_inv, wB);
+  const Vector3 dphB = -I_inv * (phB.cross(I * wB) + wB.cross(I * phB));
   // Inertial components: ω, α = ω̇, α̇ = R (φ̇_B + ω_B × φ_B) (eq. 7.8), p = R p_B.
   const Vector3 w = R * wB, a = R * phB, da = R * (dphB + wB.cross(phB)), pt = R * p.target_B;
   PointKinematics k;
