@@ -1,5 +1,8 @@
 #include "core/control/task_space.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <Eigen/Geometry>
 
 namespace grapple::core {
@@ -29,10 +32,16 @@ void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double thresh
   // The damping needs σ only below the threshold: above it (certified cheaply) the SVD is skipped,
   // λ² = 0 as it would have given.
   double lambda2 = 0.0;
-  if (w.svd.rows() != r || w.svd.cols() != c) w.svd = Eigen::JacobiSVD<Eigen::MatrixXd>(r, c);
   if (sigma != nullptr || !clearlyAboveThreshold(w, threshold)) {
-    w.svd.compute(A);
-    const double s = w.svd.singularValues().minCoeff();
+    const Eigen::MatrixXd* gram = &w.AAt;
+    if (r > c) {
+      w.AtA.resize(c, c);
+      w.AtA.noalias() = A.transpose() * A;
+      gram = &w.AtA;
+    }
+    if (w.eigen.eigenvalues().size() != gram->rows()) w.eigen = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram->rows());
+    w.eigen.compute(*gram, Eigen::EigenvaluesOnly);
+    const double s = gram->size() > 0 ? std::sqrt(std::max(0.0, w.eigen.eigenvalues()[0])) : 0.0;
     if (sigma) *sigma = s;
     lambda2 = s < threshold ? damping * damping * (1 - (s / threshold) * (s / threshold)) : 0.0;
   }

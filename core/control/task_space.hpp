@@ -15,7 +15,9 @@ namespace grapple::core {
 // Damped least-squares pseudo-inverse A⁺ = Aᵀ (A Aᵀ + λ² I)⁻¹ with the damping growing as the
 // least singular value σ of A falls below the threshold ε: λ² = λ_max² (1 - (σ/ε)²), zero above ε
 // (Nakamura & Hanafusa's singularity-robust inverse, with Chiaverini's variable damping).
-// sigma, when given, receives σ.
+// sigma, when given, receives σ. σ is the square root of the least eigenvalue of A Aᵀ (of Aᵀ A
+// when A has more rows than columns), not an SVD of A: a third of the time on the 5 x 6 task of
+// the aligned hand, and accurate to ε_mach σ_max² / σ, 1e-14 and better where the damping acts.
 Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold,
                                     double* sigma = nullptr);
 
@@ -23,8 +25,8 @@ Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, do
 // of the same size allocate nothing (a controller's per-call path). The same arithmetic, so the
 // same result to the last bit.
 struct PseudoInverseWork {
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd;
-  Eigen::MatrixXd AAt, inv, shifted;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;  // of A Aᵀ (or Aᵀ A for a tall A): σ² its least eigenvalue
+  Eigen::MatrixXd AAt, AtA, inv, shifted;
   SmallCholesky cholesky;     // of A Aᵀ + λ² I (positive definite: λ > 0 wherever σ < ε)
   SmallCholesky certificate;  // of A Aᵀ - ε² I: σ above the threshold (the SVD skipped)
 };

@@ -200,7 +200,21 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     series->geometric.reserve(steps + 1);
   }
   out.margins.reserve(steps + 1);
+  // The step's workspace, sized once: a window search predicts thousands of plans.
+  const auto nf = static_cast<Eigen::Index>(free.size()), np = static_cast<Eigen::Index>(prescribed.size());
+  const bool point = plan.aligns();
+  const Eigen::Index rows = point ? 5 : 3;  // the hand's position, and its pointing when the plan aligns
   Eigen::VectorXd x(m.nv), ddq(m.nv), tau(m.nv);
+  Eigen::MatrixXd J(6, m.nv), H_ff(nf, nf), H_fp(nf, np), react(nf, nj), J_f(6, nf), G(6, nj), A(rows, nj), Ainv(nj, rows);
+  Eigen::VectorXd x_p(np), ddq_free0(nf), task(rows), qm(nj), vm(nj), pull(nj), ddqm(nj);
+  Eigen::LLT<Eigen::MatrixXd> llt(nf);
+  PseudoInverseWork pinv;
+  auto gather = [](const Eigen::MatrixXd& M, const std::vector<int>& r, const std::vector<int>& c, Eigen::MatrixXd& out) {
+    for (std::size_t j = 0; j < c.size(); ++j) {
+      for (std::size_t i = 0; i < r.size(); ++i) out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = M(r[i], c[j]);
+    }
+  };
+  const std::vector<int> all_rows{0, 1, 2, 3, 4, 5};
   for (int s = 0; s <= steps; ++s) {
     const double t = s * h;
     if (!q.allFinite() || !v.allFinite()) {
@@ -215,7 +229,7 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     const Vector3 a_des = ref.acceleration + o.kd * (ref.velocity - rd) + o.kp * (ref.position - r);
     const Matrix3 R_hand = framePose(m, d, ee_frame).R;
     const Vector3 w_hand = pointVelocityWorld(m, d, ee_frame).tail<3>();
-    const Eigen::MatrixXd J = frameJacobian(m, d, ee_frame);
+    J = frameJacobian(m, d, ee_frame);
     massMatrixAndBias(m, d, q, v);
     const Eigen::MatrixXd& H = d.H;
     const Eigen::VectorXd& hv = d.h;
@@ -227,36 +241,42 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
       x.segment<3>(3) = -o.attitude_kp * e - o.attitude_kd * v.segment<3>(3);
     }
     // Free coordinates: H_ff q̈_f = -h_f - H_fp x_p - H_fj q̈_j.
-    const Eigen::LLT<Eigen::MatrixXd> llt(H(free, free));
-    const Eigen::MatrixXd react = llt.solve(H(free, joints));
-    const Eigen::VectorXd ddq_free0 = llt.solve(-hv(free) - H(free, prescribed) * x(prescribed));
+    gather(H, free, free, H_ff);
+    llt.compute(H_ff);
+    gather(H, free, joints, react);
+    llt.solveInPlace(react);
+    gather(H, free, prescribed, H_fp);
+    for (Eigen::Index k = 0; k < np; ++k) x_p[k] = x[prescribed[static_cast<std::size_t>(k)]];
+    for (Eigen::Index k = 0; k < nf; ++k) ddq_free0[k] = -hv[free[static_cast<std::size_t>(k)]];
+    ddq_free0.noalias() -= H_fp * x_p;
+    llt.solveInPlace(ddq_free0);
     ddq = x;
-    ddq(free) = ddq_free0;
+    for (Eigen::Index k = 0; k < nf; ++k) ddq[free[static_cast<std::size_t>(k)]] = ddq_free0[k];
     forwardKinematics(m, d, q, v, ddq);
     const Vector6 b = pointAccelerationWorld(m, d, ee_frame);
     // The generalized Jacobian's rows: the hand's position, and its pointing when the plan aligns.
-    const Eigen::MatrixXd G = J(Eigen::all, joints) - J(Eigen::all, free) * react;
-    const bool point = plan.aligns();
-    Eigen::MatrixXd A(point ? 5 : 3, G.cols());
+    gather(J, all_rows, joints, G);
+    gather(J, all_rows, free, J_f);
+    G.noalias() -= J_f * react;
     A.topRows<3>() = G.topRows<3>();
-    Eigen::VectorXd task(point ? 5 : 3);
     task.head<3>() = a_des - b.head<3>();
     if (point) {
       pointingTask(G.bottomRows<3>(), b.tail<3>(), R_hand.col(2), w_hand, plan.pointing(t), o.kp, o.kd, A.bottomRows<2>(),
                    task.tail<2>());
     }
     double sigma = 0;
-    const Eigen::MatrixXd Ainv = dampedPseudoInverse(A, o.damping, o.singular_threshold, &sigma);
-    Eigen::VectorXd qm(nj), vm(nj);
+    dampedPseudoInverse(A, o.damping, o.singular_threshold, pinv, Ainv, &sigma);
     for (Eigen::Index k = 0; k < nj; ++k) {
       qm[k] = q[joints_q[k]];
       vm[k] = v[joints[k]];
     }
-    const Eigen::VectorXd pull = -o.posture_kd * vm - o.posture_kp * (qm - posture);
-    const Eigen::VectorXd ddqm = resolvedAcceleration(A, Ainv, task, pull);
-    ddq(joints) = ddqm;
-    ddq(free) = ddq_free0 - react * ddqm;
-    tau = H * ddq + hv;
+    pull = -o.posture_kd * vm - o.posture_kp * (qm - posture);
+    resolvedAcceleration(A, Ainv, task, pull, ddqm);
+    for (Eigen::Index k = 0; k < nj; ++k) ddq[joints[k]] = ddqm[k];
+    ddq_free0.noalias() -= react * ddqm;
+    for (Eigen::Index k = 0; k < nf; ++k) ddq[free[static_cast<std::size_t>(k)]] = ddq_free0[k];
+    tau.noalias() = H * ddq;
+    tau += hv;
 
     // Margins at this instant.
     double worst = INFINITY, geometric = INFINITY;
