@@ -39,7 +39,10 @@ void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double thresh
       w.AtA.noalias() = A.transpose() * A;
       gram = &w.AtA;
     }
-    if (w.eigen.eigenvalues().size() != gram->rows()) w.eigen = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram->rows());
+    if (w.eigen_size != gram->rows()) {
+      w.eigen = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram->rows());
+      w.eigen_size = gram->rows();
+    }
     w.eigen.compute(*gram, Eigen::EigenvaluesOnly);
     const double s = gram->size() > 0 ? std::sqrt(std::max(0.0, w.eigen.eigenvalues()[0])) : 0.0;
     if (sigma) *sigma = s;

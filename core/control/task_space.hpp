@@ -26,6 +26,7 @@ Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, do
 // same result to the last bit.
 struct PseudoInverseWork {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen;  // of A Aᵀ (or Aᵀ A for a tall A): σ² its least eigenvalue
+  Eigen::Index eigen_size = -1;                          // the size `eigen` was made for
   Eigen::MatrixXd AAt, AtA, inv, shifted;
   SmallCholesky cholesky;     // of A Aᵀ + λ² I (positive definite: λ > 0 wherever σ < ε)
   SmallCholesky certificate;  // of A Aᵀ - ε² I: σ above the threshold (the SVD skipped)
