@@ -328,6 +328,33 @@ class TestCapturePlanner : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, CapturePlan(e.debris, e.state, e.hand, o));
   }
 
+  // A window search's plans share its debris propagation (DebrisTrajectory::from): the trajectory
+  // seen from a grid point gives, to the last bit, the states of one started from that point's
+  // state (on and off the grid, either extending the shared grid first), a plan made on it is the
+  // plan made from that state, and a copy owns its grid.
+  void SharedPropagation_IsTheTrajectoryFromItsGridPoint() {
+    const Example e;
+    DebrisTrajectory search(e.debris, e.state, 0.01);
+    DebrisTrajectory view = search.from(1234);
+    DebrisTrajectory own(e.debris, search.gridState(1234), 0.01);
+    for (double t : {0.0, 0.01, 3.456, 77.7, 12.0, 150.005}) {  // (77.7 then 12: the grid already extended)
+      const DebrisState a = view.state(t), b = own.state(t);
+      QVERIFY(a.Q_WB == b.Q_WB && a.w_B == b.w_B && a.r_W == b.r_W && a.v_W == b.v_W);
+    }
+    QVERIFY(&search.gridState(1234 + 15000) == &view.gridState(15000));  // one grid (the view extended it)
+    DebrisTrajectory copy = view;
+    QVERIFY(copy.state(200).Q_WB == own.state(200).Q_WB);
+    CapturePlannerOptions o;
+    o.approach_distance = 0.6;
+    const CapturePlan shared(search.from(500), e.hand, o), alone(e.debris, search.gridState(500), e.hand, o);
+    QCOMPARE(shared.rendezvousTime(), alone.rendezvousTime());
+    for (double t : {0.0, 5.0, shared.rendezvousTime(), shared.captureTime() + 1}) {
+      QVERIFY(shared.at(t).position == alone.at(t).position && shared.at(t).jerk == alone.at(t).jerk);
+    }
+    o.debris_step = 0.02;  // not the propagation's step
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, CapturePlan(search.from(500), e.hand, o));
+  }
+
   void BadOptionsAndNoRoot() {
     const Example e;
     CapturePlannerOptions o;
