@@ -11,8 +11,8 @@ namespace {
 
 // Whether σ, the least singular value of A, is certainly above ε: A Aᵀ - (ε² + margin) I has a
 // Cholesky factor (σ² is the least eigenvalue of A Aᵀ). The margin, 10⁻⁶ ε² and 10⁻¹² tr(A Aᵀ),
-// stands far above the round-off of this test (backward error ~ r ε_mach ‖A Aᵀ‖) and of the SVD's
-// σ (~ ε_mach σ_max), so that when it holds the SVD would find σ ≥ ε too.
+// stands far above the round-off of this test (backward error ~ r ε_mach ‖A Aᵀ‖) and of the
+// eigensolver's σ² (~ ε_mach ‖A Aᵀ‖), so that when it holds the eigensolver would find σ ≥ ε too.
 bool clearlyAboveThreshold(PseudoInverseWork& w, double threshold) {
   if (threshold <= 0) return true;
   const double margin = 1e-6 * threshold * threshold + 1e-12 * w.AAt.trace();
@@ -29,7 +29,7 @@ void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double thresh
   const auto r = A.rows(), c = A.cols();
   w.AAt.resize(r, r);
   w.AAt.noalias() = A * A.transpose();
-  // The damping needs σ only below the threshold: above it (certified cheaply) the SVD is skipped,
+  // The damping needs σ only below the threshold: above it (certified cheaply) the eigensolver is skipped,
   // λ² = 0 as it would have given.
   double lambda2 = 0.0;
   if (sigma != nullptr || !clearlyAboveThreshold(w, threshold)) {

@@ -16,8 +16,9 @@ namespace grapple::core {
 // least singular value σ of A falls below the threshold ε: λ² = λ_max² (1 - (σ/ε)²), zero above ε
 // (Nakamura & Hanafusa's singularity-robust inverse, with Chiaverini's variable damping).
 // sigma, when given, receives σ. σ is the square root of the least eigenvalue of A Aᵀ (of Aᵀ A
-// when A has more rows than columns), not an SVD of A: a third of the time on the 5 x 6 task of
-// the aligned hand, and accurate to ε_mach σ_max² / σ, 1e-14 and better where the damping acts.
+// when A has more rows than columns), not an SVD of A: on the 5 x 6 task of the aligned hand
+// 1.1 µs against the Jacobi SVD's 3.1 µs (A Aᵀ formed included; measured alone, -O3), accurate
+// to ε_mach σ_max² / σ, 1e-14 and better where the damping acts.
 Eigen::MatrixXd dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold,
                                     double* sigma = nullptr);
 
@@ -29,7 +30,7 @@ struct PseudoInverseWork {
   Eigen::Index eigen_size = -1;                          // the size `eigen` was made for
   Eigen::MatrixXd AAt, AtA, inv, shifted;
   SmallCholesky cholesky;     // of A Aᵀ + λ² I (positive definite: λ > 0 wherever σ < ε)
-  SmallCholesky certificate;  // of A Aᵀ - ε² I: σ above the threshold (the SVD skipped)
+  SmallCholesky certificate;  // of A Aᵀ - ε² I: σ above the threshold (the eigensolver skipped)
 };
 void dampedPseudoInverse(const Eigen::MatrixXd& A, double damping, double threshold, PseudoInverseWork& work,
                          Eigen::MatrixXd& out, double* sigma = nullptr);
