@@ -17,6 +17,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/geometry/collision.hpp"
+#include "core/math/indexing.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/path_shaping.hpp"
 #include "core/planning/riding_bound.hpp"
@@ -209,12 +210,6 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   Eigen::VectorXd x_p(np), ddq_free0(nf), task(rows), qm(nj), vm(nj), pull(nj), ddqm(nj);
   Eigen::LLT<Eigen::MatrixXd> llt(nf);
   PseudoInverseWork pinv;
-  auto gather = [](const Eigen::MatrixXd& M, const std::vector<int>& r, const std::vector<int>& c, Eigen::MatrixXd& out) {
-    for (std::size_t j = 0; j < c.size(); ++j) {
-      for (std::size_t i = 0; i < r.size(); ++i) out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = M(r[i], c[j]);
-    }
-  };
-  const std::vector<int> all_rows{0, 1, 2, 3, 4, 5};
   for (int s = 0; s <= steps; ++s) {
     const double t = s * h;
     if (!q.allFinite() || !v.allFinite()) {
@@ -241,22 +236,23 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
       x.segment<3>(3) = -o.attitude_kp * e - o.attitude_kd * v.segment<3>(3);
     }
     // Free coordinates: H_ff q̈_f = -h_f - H_fp x_p - H_fj q̈_j.
-    gather(H, free, free, H_ff);
+    pick(H, free, free, H_ff);
     llt.compute(H_ff);
-    gather(H, free, joints, react);
+    pick(H, free, joints, react);
     llt.solveInPlace(react);
-    gather(H, free, prescribed, H_fp);
-    for (Eigen::Index k = 0; k < np; ++k) x_p[k] = x[prescribed[static_cast<std::size_t>(k)]];
-    for (Eigen::Index k = 0; k < nf; ++k) ddq_free0[k] = -hv[free[static_cast<std::size_t>(k)]];
+    pick(H, free, prescribed, H_fp);
+    pick(x, prescribed, x_p);
+    pick(hv, free, ddq_free0);
+    ddq_free0 = -ddq_free0;
     ddq_free0.noalias() -= H_fp * x_p;
     llt.solveInPlace(ddq_free0);
     ddq = x;
-    for (Eigen::Index k = 0; k < nf; ++k) ddq[free[static_cast<std::size_t>(k)]] = ddq_free0[k];
+    place(ddq_free0, free, ddq);
     forwardKinematics(m, d, q, v, ddq);
     const Vector6 b = pointAccelerationWorld(m, d, ee_frame);
     // The generalized Jacobian's rows: the hand's position, and its pointing when the plan aligns.
-    gather(J, all_rows, joints, G);
-    gather(J, all_rows, free, J_f);
+    pickCols(J, joints, G);
+    pickCols(J, free, J_f);
     G.noalias() -= J_f * react;
     A.topRows<3>() = G.topRows<3>();
     task.head<3>() = a_des - b.head<3>();
@@ -272,9 +268,9 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
     }
     pull = -o.posture_kd * vm - o.posture_kp * (qm - posture);
     resolvedAcceleration(A, Ainv, task, pull, ddqm);
-    for (Eigen::Index k = 0; k < nj; ++k) ddq[joints[k]] = ddqm[k];
+    place(ddqm, joints, ddq);
     ddq_free0.noalias() -= react * ddqm;
-    for (Eigen::Index k = 0; k < nf; ++k) ddq[free[static_cast<std::size_t>(k)]] = ddq_free0[k];
+    place(ddq_free0, free, ddq);
     tau.noalias() = H * ddq;
     tau += hv;
 
@@ -505,6 +501,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // rather than propagating it again from its start.
   DebrisTrajectory trajectory(debris, debris_now, planner.debris_step);
   const auto every = static_cast<std::size_t>(std::max(1.0, std::round(dt / planner.debris_step)));
+  auto timeOf = [&](std::size_t k) { return static_cast<double>(k) * planner.debris_step; };  // grid index → s
   // The plans tried from each start: the thesis' (onto the grasp point), and the two-stage one
   // when the planner has an approach distance (the earliest feasible meeting of either is chosen:
   // the one-stage plan asks less of the bus, the two-stage one keeps the arm off the debris' box
@@ -523,8 +520,8 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   };
   // The candidates stopped by the bus torque, for the shaping below.
   struct BusLimited {
-    std::size_t start;  // grid index of the start, s = start debris_step
-    double s, approach, final_time;
+    std::size_t start;  // the start's grid index
+    double approach, final_time;
   };
   std::vector<BusLimited> bus_limited;
   const bool shape = search.shaped > 0 && std::isfinite(options.bus_torque_limit) && options.hold_bus;
@@ -551,7 +548,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   auto scanStart = [&](std::size_t start, double bound, Data& data, DebrisTrajectory& debris_path,
                        std::vector<Candidate>& out) {
     out.clear();
-    const double s = static_cast<double>(start) * planner.debris_step;
+    const double s = timeOf(start);
     HandState h;
     Eigen::VectorXd qs;
     startAt(s, h, qs);
@@ -595,18 +592,18 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   std::vector<Worker> workers{{&d, &trajectory}};
   for (std::size_t t = 0; t + 1 < threads; ++t) workers.push_back({&datas[t], &paths[t]});
   std::vector<std::size_t> starts;  // grid indices
-  for (std::size_t k = 0; static_cast<double>(k) * planner.debris_step <= w.span + 1e-9; k += every) starts.push_back(k);
+  for (std::size_t k = 0; timeOf(k) <= w.span + 1e-9; k += every) starts.push_back(k);
   // Each start's candidates (a wave's: indexed by start modulo the workers), then taken in the
   // serial order: the earliest meeting, the bus-limited seeds, the best candidate. (A start found
   // feasible bounds the durations the next waves predict.)
   std::vector<std::vector<Candidate>> results(threads);
   inWaves(starts.size(), workers,
           [&](std::size_t k, const Worker& worker) {
-            if (w.found && now + static_cast<double>(starts[k]) * planner.debris_step >= w.meeting) return;  // (not taken)
+            if (w.found && now + timeOf(starts[k]) >= w.meeting) return;  // (not taken)
             scanStart(starts[k], w.found ? w.meeting : INFINITY, *worker.data, *worker.debris, results[k % threads]);
           },
           [&](std::size_t k) {
-            const double s = static_cast<double>(starts[k]) * planner.debris_step;
+            const double s = timeOf(starts[k]);
             if (w.found && now + s >= w.meeting) return false;  // no later start can meet earlier
             ++w.candidates;
             std::vector<Candidate>& cs = results[k % threads];
@@ -617,7 +614,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                 continue;
               }
               if (shape && !c.check.feasible && c.check.limiting == "bus_torque") {
-                bus_limited.push_back({starts[k], s, c.approach, c.rendezvous});
+                bus_limited.push_back({starts[k], c.approach, c.rendezvous});
               }
               if (c.check.feasible) {
                 w.found = true;
@@ -658,7 +655,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     std::vector<Start> starts, crossing;
     std::vector<std::size_t> stopped;  // stopped on a geometric constraint within loose.max_geometric
     auto planAt = [&](const BusLimited& b, DebrisTrajectory& debris_path, HandState& h, Eigen::VectorXd& qs) {
-      startAt(b.s, h, qs);
+      startAt(timeOf(b.start), h, qs);
       CapturePlannerOptions po = planner;
       po.approach_distance = b.approach;
       po.final_time = b.final_time;
@@ -725,9 +722,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                 if (r.feasible) {
                   const BusLimited& b = bus_limited[seeds[k].candidate];
                   w.found = true;
-                  w.start = now + b.s;
+                  w.start = now + timeOf(b.start);
                   w.duration = r.rendezvous;
-                  w.meeting = now + b.s + r.capture;
+                  w.meeting = w.start + r.capture;
                   w.approach_distance = b.approach;
                   w.check = r.shaped.check;
                   w.shape = r.shaped.shape;
