@@ -292,19 +292,33 @@ Vector3 CapturePlan::graspAxis(double t) const {
 
 Vector3 CapturePlan::pointingAxis(double t) const {
   if (t <= 0) return hand0_.axis.normalized();
-  const Vector3 g = graspAxis(t);
-  if (t >= t_f_) return g;
-  // From the start axis a0 onto g(t) along their great circle, the fraction turned
-  // σ = 10τ³ - 15τ⁴ + 6τ⁵ of τ = t / t_f (σ', σ'' zero at both ends: the reference is C² at the
-  // start, where the axis rests at a0, and at the meeting, where it joins the grasp axis).
+  if (t >= t_f_) return graspAxis(t);
+  // The axis a(t) = Q(t) c(t): c turns from the start axis a0 onto the grasp axis at the meeting,
+  // g_f = g(t_f), along their great circle (fixed: both ends are), the fraction turned
+  // σ = 10τ³ − 15τ⁴ + 6τ⁵ of τ = t / t_f; Q(t) = exp(σ θ(t)) lays on it the debris' rotation
+  // between t and the meeting, θ(t) = (t − t_f) ω(t) − ½ (t − t_f)² ω̇(t) (ω the debris' inertial
+  // rate: θ is the rotation vector of that rotation to second order at t_f). σ, σ', σ'' vanish at
+  // the start, where a rests at a0, and 1 − σ with them at the meeting, where Q and its first two
+  // derivatives are the debris' (θ = 0, θ' = ω, θ'' = ω̇): a joins g(t) = R(t) R(t_f)ᵀ g_f with
+  // its rate and acceleration. (The great circle from a0 to the moving g(t) instead, as before,
+  // flips to the other side whenever g(t) passes the antipode of a0 — which a long plan's grasp
+  // axis sweeps through — and the reference then jumps: a torque spike of 100 N m in the check.)
   const Vector3 a0 = hand0_.axis.normalized();
   const double tau = t / t_f_, sigma = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
-  const double angle = std::acos(std::clamp(a0.dot(g), -1.0, 1.0));
-  if (angle < 1e-12) return g;
-  Vector3 n = a0.cross(g);
-  n = n.norm() > 1e-12 ? Vector3(n.normalized()) : Vector3(a0.unitOrthogonal());  // opposite: any great circle
-  const double phi = sigma * angle;
-  return std::cos(phi) * a0 + std::sin(phi) * n.cross(a0);
+  const Vector3 g_f = graspAxis(t_f_);
+  Vector3 c = g_f;
+  const double angle = std::acos(std::clamp(a0.dot(g_f), -1.0, 1.0));
+  if (angle > 1e-12) {
+    Vector3 n = a0.cross(g_f);
+    n = n.norm() > 1e-12 ? Vector3(n.normalized()) : Vector3(a0.unitOrthogonal());  // opposite: any great circle
+    c = std::cos(sigma * angle) * a0 + std::sin(sigma * angle) * n.cross(a0);
+  }
+  const DebrisState s = debris_.state(t);
+  const DebrisProperties& p = debris_.properties();
+  const Matrix3 R = quatToMatrix(s.Q_WB.normalized());
+  const Vector3 w = R * s.w_B, dw = R * Vector3(-p.inertia.inverse() * s.w_B.cross(p.inertia * s.w_B));  // Euler, torque-free
+  const double r = t - t_f_;
+  return expSO3(sigma * (r * w - 0.5 * r * r * dw)) * c;
 }
 
 AxisKinematics CapturePlan::pointing(double t) const {

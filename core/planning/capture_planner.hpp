@@ -52,8 +52,10 @@ struct CapturePlannerOptions {
   // Align the hand's approach axis with the grasp axis (ours; the thesis plans and tracks the
   // hand's position only, whatever the gripper's orientation): the plan then also gives a pointing
   // reference (pointing()), from the hand's axis at the start (HandState::axis) turned onto the
-  // inward grasp axis -R a_t by the meeting, along the great circle with a quintic (rest-to-rest)
-  // profile of the fraction turned, and on the grasp axis itself from then on. The wrist then
+  // inward grasp axis -R a_t by the meeting — along the great circle onto the meeting's grasp axis
+  // with a quintic (rest-to-rest) profile of the fraction turned, the debris' rotation from then
+  // to the meeting laid on it in the same proportion — and on the grasp axis itself from then on
+  // (CapturePlan::pointingAxis says how). The wrist then
   // reaches the grasp point along the approach corridor instead of across the grasp face.
   bool align = false;
   // A correction added to the Ch. 7 stage's path (ours: the window search's bus-torque shaping,

@@ -518,12 +518,21 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     qs = q0;
     qs.head<3>() += s * drift;
   };
-  // The candidates stopped by the bus torque, for the shaping below.
-  struct BusLimited {
+  // The candidates the shaping below may start from, in the scan's order: those stopped by the bus
+  // torque (their indices in bus_limited), and those stopped by a geometric constraint crossed by
+  // less than `loose.max_geometric` (in stopped).
+  struct Seed {
     std::size_t start;  // the start's grid index
     double approach, final_time;
   };
-  std::vector<BusLimited> bus_limited;
+  std::vector<Seed> seeds;
+  std::vector<std::size_t> bus_limited, stopped;
+  const ShapingOptions so;
+  ShapingOptions loose = so;  // the seeds that cross a geometric constraint a little
+  loose.max_geometric = -4;
+  auto crossesALittle = [&](const PlanCheck& c) {
+    return c.limiting != "bus_torque" && c.limiting != "joint_torque" && c.margin >= loose.max_geometric;
+  };
   const bool shape = search.shaped > 0 && std::isfinite(options.bus_torque_limit) && options.hold_bus;
   // A plan feasible at the candidates' step is confirmed at the check's own, finer one before it
   // is chosen: a peak between the coarse steps would pass otherwise, the plan then fail its check
@@ -613,8 +622,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                 while (i + 1 < cs.size() && cs[i + 1].approach == c.approach) ++i;
                 continue;
               }
-              if (shape && !c.check.feasible && c.check.limiting == "bus_torque") {
-                bus_limited.push_back({starts[k], c.approach, c.rendezvous});
+              if (shape && !c.check.feasible && (c.check.limiting == "bus_torque" || crossesALittle(c.check))) {
+                (c.check.limiting == "bus_torque" ? bus_limited : stopped).push_back(seeds.size());
+                seeds.push_back({starts[k], c.approach, c.rendezvous});
               }
               if (c.check.feasible) {
                 w.found = true;
@@ -640,21 +650,18 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // asking it least first, until one is feasible: that one is the window. (Not the earliest
   // meeting among all: a shaping flies its plan twenty to sixty times.) Then, if none is, those
   // that stopped on a geometric constraint crossed by less than ShapingOptions::max_geometric = −4
-  // (e.g. 6 cm into the links' clearance) the same way, flown whole first.
-  if (!w.found && shape && !bus_limited.empty()) {
-    const ShapingOptions so;
-    ShapingOptions loose = so;  // the seeds that cross a geometric constraint a little
-    loose.max_geometric = -4;
+  // (e.g. 6 cm into the links' clearance) — in the scan, or flown again with the bus relaxed —
+  // the same way, in the scan's order, flown whole first.
+  if (!w.found && shape && !seeds.empty()) {
     FeasibilityOptions relaxed = o, whole = o;
     relaxed.bus_torque_limit *= so.max_ratio;
     whole.stop_at_violation = false;
     struct Start {
-      std::size_t candidate;
+      std::size_t candidate;  // in seeds
       double peak;
     };
     std::vector<Start> starts, crossing;
-    std::vector<std::size_t> stopped;  // stopped on a geometric constraint within loose.max_geometric
-    auto planAt = [&](const BusLimited& b, DebrisTrajectory& debris_path, HandState& h, Eigen::VectorXd& qs) {
+    auto planAt = [&](const Seed& b, DebrisTrajectory& debris_path, HandState& h, Eigen::VectorXd& qs) {
       startAt(timeOf(b.start), h, qs);
       CapturePlannerOptions po = planner;
       po.approach_distance = b.approach;
@@ -673,24 +680,24 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
       HandState h;
       Eigen::VectorXd qs;
       PlanSeries series;
-      const CapturePlan plan = planAt(bus_limited[i], *worker.debris, h, qs);
+      const CapturePlan plan = planAt(seeds[i], *worker.debris, h, qs);
       out.check = checkCapturePlan(m, *worker.data, check_options, plan, qs, v0, ee_frame, &series);
       out.shapeable = shapeable(out.check, series, plan.rendezvousTime(), o, shaping_options);
     };
     const auto wanted = static_cast<std::size_t>(search.shaped);
     inWaves(bus_limited.size(), workers,
-            [&](std::size_t i, const Worker& worker) { fly(i, worker, relaxed, so, flown[i % threads]); },
+            [&](std::size_t i, const Worker& worker) { fly(bus_limited[i], worker, relaxed, so, flown[i % threads]); },
             [&](std::size_t i) {
               if (starts.size() >= wanted) return false;
               const Flown& f = flown[i % threads];
               if (f.shapeable) {
-                starts.push_back({i, f.check.bus_torque});
-              } else if (f.check.limiting != "bus_torque" && f.check.limiting != "joint_torque" &&
-                         f.check.margin >= loose.max_geometric) {
-                stopped.push_back(i);
+                starts.push_back({bus_limited[i], f.check.bus_torque});
+              } else if (crossesALittle(f.check)) {
+                stopped.push_back(bus_limited[i]);
               }
               return true;
             });
+    std::sort(stopped.begin(), stopped.end());  // (the scan's order)
     // The seeds shaped in order (a wave of them at once), the first feasible one the window.
     struct Shaped {
       ShapedPlan shaped;
@@ -698,15 +705,15 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
       bool feasible = false;
     };
     std::vector<Shaped> shapings(threads);
-    auto shapeFrom = [&](std::vector<Start>& seeds, const ShapingOptions& shaping_options) {
-      std::sort(seeds.begin(), seeds.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
+    auto shapeFrom = [&](std::vector<Start>& order, const ShapingOptions& shaping_options) {
+      std::sort(order.begin(), order.end(), [](const Start& a, const Start& b) { return a.peak < b.peak; });
       int tried = 0;
-      inWaves(seeds.size(), workers,
+      inWaves(order.size(), workers,
               [&](std::size_t k, const Worker& worker) {
                 Shaped& out = shapings[k % threads];
                 HandState h;
                 Eigen::VectorXd qs;
-                CapturePlan plan = planAt(bus_limited[seeds[k].candidate], *worker.debris, h, qs);
+                CapturePlan plan = planAt(seeds[order[k].candidate], *worker.debris, h, qs);
                 out.shaped = shapeAgainstBusTorque(m, *worker.data, o, shaping_options, plan, qs, v0, ee_frame);
                 out.rendezvous = plan.rendezvousTime();
                 out.capture = plan.captureTime();
@@ -720,7 +727,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                 ++w.shaped;
                 w.shaped_bus_torque = std::min(w.shaped_bus_torque, r.shaped.check.bus_torque);
                 if (r.feasible) {
-                  const BusLimited& b = bus_limited[seeds[k].candidate];
+                  const Seed& b = seeds[order[k].candidate];
                   w.found = true;
                   w.start = now + timeOf(b.start);
                   w.duration = r.rendezvous;

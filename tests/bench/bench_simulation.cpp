@@ -92,7 +92,7 @@ void Controller_CaptureJointPd(benchmark::State& state) {
 // of one plan (its prediction through the model at the check's step, 0.04 s), and the whole window
 // search as the controller runs it (plans from each start over the scenario's tumbling periods,
 // candidates at 0.2 s, slower durations, stopping at the first feasible meeting).
-// With `shaped_cell`, the debris tumbles at 4 deg/s about its minor principal axis (phase 0): a
+// With `shaped_cell`, the debris tumbles at 6 deg/s about its minor principal axis (phase 0): a
 // cell of the envelope where none of the thesis' paths is feasible and the search reshapes them
 // against the bus torque (planning/path_shaping.hpp).
 using grapple::test::CaptureStart;  // (tests/support/capture_start.hpp)

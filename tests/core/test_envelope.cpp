@@ -471,7 +471,7 @@ model:
   }
 
   // The shaping against the bus torque, end to end, on a cell of the envelope where none of the
-  // thesis' paths is feasible (4 deg/s about the debris' minor principal axis, phase 0): the
+  // thesis' paths is feasible (6 deg/s about the debris' minor principal axis, phase 0): the
   // window search finds a reshaped plan whose path asked more than the bus' limit as it came and
   // is predicted within 90 % of it now (at the check's 0.04 s step); predicted again from the
   // chaser's state at the window's start, and then flown by the capture controller, the bus
@@ -684,11 +684,10 @@ model:
     LoadedScenario l = loadScenario(kScenarios + "capture_rigid.yaml");
     const EnvelopeGrid grid = EnvelopeGrid::standard(l.scenario.debris.properties);
     QCOMPARE(grid.size(), std::size_t(72));
-    // Measured: 55 of 60 up to 6 deg/s (92 %; 44 before the path shaping); the goal, 95 %, is not
-    // reached (README). The floor keeps what the window search over three tumbling periods, the
-    // two-stage approach, the aligned approach axis, the shaping against the bus torque and the
-    // candidates confirmed at the check's step gained.
-    checkEnvelope(l, grid, 2, 0.9);
+    // Measured: 60 of 60 up to 6 deg/s (55 before the pointing reference stopped jumping where the
+    // grasp axis passes the antipode of the hand's, 44 before the path shaping; README). The floor
+    // is the goal, 95 %.
+    checkEnvelope(l, grid, 2, 0.95);
   }
 
   // A smaller grid on the flexible chaser: 2 and 4 deg/s, the principal axes and body x, phase 0.
@@ -698,7 +697,7 @@ model:
     grid.rates_deg_s = {2, 4};
     grid.axes.resize(4);
     grid.phases_deg = {0};
-    checkEnvelope(l, grid, 2, 0.7);  // measured: 6 of 8
+    checkEnvelope(l, grid, 2, 0.85);  // measured: 7 of 8 (6 before the pointing reference stopped jumping)
   }
 
  private:

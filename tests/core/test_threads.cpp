@@ -128,13 +128,13 @@ class TestThreads : public QObject {
     }
   }
 
-  // The same where no thesis' path is feasible (the debris at 4 deg/s about its minor principal
-  // axis; the 35 s after the capture's start): every start scanned, the candidates the bus torque
+  // The same where no thesis' path is feasible (the debris at 6 deg/s about its minor principal
+  // axis; the 50 s after the capture's start): every start scanned, the candidates the bus torque
   // stopped flown again and the seeds shaped, each stage a wave of threads at a time.
   void WindowSearch_Shaped_SameOnTwoThreads() {
     const grapple::test::CaptureStart s(true);
     WindowSearchOptions ws;
-    ws.horizon = 35;
+    ws.horizon = 50;
     ws.periods = 1;
     const CaptureWindow one = s.window(ws);
     ws.threads = 2;

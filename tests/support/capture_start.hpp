@@ -13,9 +13,9 @@
 
 namespace grapple::test {
 
-// With `shaped_cell`, the debris tumbles at 4 deg/s about its minor principal axis (phase 0): a
-// cell of the envelope where none of the thesis' paths is feasible and the window search reshapes
-// them.
+// With `shaped_cell`, the debris tumbles at 6 deg/s about its minor principal axis (phase 0): a
+// cell of the envelope where none of the thesis' paths is feasible (the bus must take up about
+// 54 N m s of angular momentum by the meeting) and the window search reshapes them.
 struct CaptureStart {
   core::LoadedScenario loaded;
   std::unique_ptr<core::Simulation> sim;
@@ -26,7 +26,7 @@ struct CaptureStart {
         core::loadScenario(std::string(GRAPPLE_SOURCE_DIR) + "/scenarios/capture_rigid.yaml", {{"run.duration", "40"}});
     if (shaped_cell) {
       const core::EnvelopeGrid grid = core::EnvelopeGrid::standard(l.scenario.debris.properties);
-      l.scenario.debris.initial = core::envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 4, 0);
+      l.scenario.debris.initial = core::envelopeDebrisState(l.scenario.debris, grid.axes[0].axis, 6, 0);
     }
     return l;
   }
