@@ -98,6 +98,7 @@ CapturePlan::CapturePlan(DebrisTrajectory trajectory, const HandState& hand0, co
     if (!std::isfinite(o.final_time)) throw std::invalid_argument("capture planner: the final time must be finite");
     t_f_ = o.final_time;
     target_tf_ = rendezvousTarget(t_f_);
+    grasp_axis_tf_ = graspAxis(t_f_);
     solve(t_f_);
     return;
   }
@@ -117,6 +118,7 @@ CapturePlan::CapturePlan(DebrisTrajectory trajectory, const HandState& hand0, co
       }
       t_f_ = 0.5 * (a + b);
       target_tf_ = rendezvousTarget(t_f_);
+      grasp_axis_tf_ = graspAxis(t_f_);
       solve(t_f_);
       return;
     }
@@ -305,7 +307,7 @@ Vector3 CapturePlan::pointingAxis(double t) const {
   // axis sweeps through — and the reference then jumps: a torque spike of 100 N m in the check.)
   const Vector3 a0 = hand0_.axis.normalized();
   const double tau = t / t_f_, sigma = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
-  const Vector3 g_f = graspAxis(t_f_);
+  const Vector3& g_f = grasp_axis_tf_;
   Vector3 c = g_f;
   const double angle = std::acos(std::clamp(a0.dot(g_f), -1.0, 1.0));
   if (angle > 1e-12) {

@@ -184,6 +184,7 @@ class CapturePlan {
   double s_ = 0;      // √(w_1 / w_u) for the exponential forms, 0 for the polynomial ones
   double t_f_ = 0;
   PointKinematics target_tf_{};
+  Vector3 grasp_axis_tf_ = Vector3::Zero();  // graspAxis(t_f)
   mutable double coef_t_f_ = -1;        // final time coef_ belongs to
   mutable Eigen::Matrix<double, 6, 3> coef_;
 };

@@ -31,20 +31,20 @@
 // debris only inside the approach corridor when the grasp face is turned away).
 // Criterion: the earliest capture instant t0 + t_f among feasible plans (scanned in order of t0,
 // stopping once t0 alone passes the best t0 + t_f). When none is, the candidates the bus torque
-// stopped are reshaped against it (planning/path_shaping.hpp: the Ch. 7 path plus a correction
-// that keeps its ends, by sequential convex programming over the flight in prediction): first
-// those that violate nothing else, then those that cross a geometric constraint a little, each
-// set asking the bus least first; the first feasible one is the window. A candidate feasible at
-// the scan's step is confirmed at the check's own before it is chosen. The start times, the seeds'
-// flights and their shapings are independent: WindowSearchOptions::threads of them are predicted
-// at once and taken in the serial order, so the window is the same on any number of threads. The
-// scan itself
-// differs from Lampariello's single-shooting optimization of B-spline paths, which reshapes the
-// path itself: here the path's shape stays the thesis' optimal one and the free variables are
-// when to start and (through the transversality condition) when to meet, as in Aghili's choice of
-// the rendezvous time and the time-horizon searches of the field — cheap enough to run on board at
-// each retry (milliseconds per candidate; benchmark Planning_*); the shaping is the part closer to
-// Lampariello's.
+// stopped, and those a geometric constraint stopped a little, are reshaped against the bus torque
+// (planning/path_shaping.hpp: the Ch. 7 path plus a correction that keeps its ends, by sequential
+// convex programming over the flight in prediction, the geometric margins kept up in the same
+// subproblem): first those that violate nothing else, then those that cross a geometric
+// constraint a little, each set asking the bus least first; the first feasible one is the window.
+// A candidate feasible at the scan's step is confirmed at the check's own before it is chosen. The
+// start times, the seeds' flights and their shapings are independent: WindowSearchOptions::threads
+// of them are predicted at once and taken in the serial order, so the window is the same on any
+// number of threads. The scan itself differs from Lampariello's single-shooting optimization of
+// B-spline paths, which reshapes the path itself: here the path's shape stays the thesis' optimal
+// one and the free variables are when to start and (through the transversality condition) when to
+// meet, as in Aghili's choice of the rendezvous time and the time-horizon searches of the field —
+// cheap enough to run on board at each retry (milliseconds per candidate; benchmark Planning_*);
+// the shaping is the part closer to Lampariello's.
 #pragma once
 
 #include <string>
@@ -196,8 +196,9 @@ struct WindowSearchOptions {
   // Durations tried for each start, as multiples of the transversality condition's t_f (slower
   // plans ask smaller torques; the debris turns further meanwhile).
   std::vector<double> durations{1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6};
-  // When no candidate is feasible: how many of those the bus torque stopped are reshaped against
-  // it at most, in each of the two sets (planning/path_shaping.hpp; 0: none).
+  // When no candidate is feasible: how many of those the bus torque (or a geometric constraint, a
+  // little) stopped are reshaped against it at most, in each of the two sets
+  // (planning/path_shaping.hpp; 0: none).
   int shaped = 12;
   // Threads predicting the start times (and the seeds, and shaping them) at once: the window is
   // the same for any number.
