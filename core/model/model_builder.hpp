@@ -74,12 +74,14 @@ struct FlexSpec {
   std::optional<ModalSpec> modal;
 };
 
+// ({name, inertia} is a rigid link: the other fields have default initializers, so that brace
+// initialization may leave them out.)
 struct LinkSpec {
   std::string name;
   Inertia inertia;      // about the link origin, link components (the undeformed body)
-  SourceLocation where;
-  std::optional<FlexSpec> flexible;
-  std::vector<Geometry> visual, collision;  // origins in the link frame
+  SourceLocation where{};
+  std::optional<FlexSpec> flexible{};
+  std::vector<Geometry> visual{}, collision{};  // origins in the link frame
 };
 
 struct JointSpec {

@@ -41,6 +41,15 @@ CapturePlan plan(CaptureMatching m, double w_u, double w_1, HandState hand = Exa
   return CapturePlan(e.debris, e.state, hand, o);
 }
 
+// The planner of the pointing tests: C (the default matching), w_u = 100, w_1 = 1, aligned.
+CapturePlannerOptions aligned() {
+  CapturePlannerOptions o;
+  o.w_u = 100;
+  o.w_1 = 1;
+  o.align = true;
+  return o;
+}
+
 int orders(CaptureMatching m) {
   return m == CaptureMatching::kPosition ? 1 : m == CaptureMatching::kPositionVelocity ? 2 : 3;
 }
@@ -221,10 +230,7 @@ class TestCapturePlanner : public QObject {
   // the grasp axis: d/dt (-R a) = ω × (-R a), so ω⊥ = ω - (ω·g) g), continuous at the meeting.
   void Pointing() {
     const Example e;
-    CapturePlannerOptions o;
-    o.w_u = 100;
-    o.w_1 = 1;
-    o.align = true;
+    const CapturePlannerOptions o = aligned();
     HandState hand = e.hand;
     const CapturePlan off(e.debris, e.state, hand, o);
     QVERIFY(!off.aligns());  // the hand's axis unknown
@@ -281,15 +287,12 @@ class TestCapturePlanner : public QObject {
 
   // The pointing reference has no jump where the grasp axis passes the antipode of the start
   // axis: a great circle from the start axis to the moving grasp axis flips to the other side
-  // there (a jump of about 90° in a millisecond for a plan that starts with the hand's axis
-  // opposite to the grasp axis at mid-plan). Sampled every millisecond, the axis turns at most as
+  // there (a jump of 180° in a millisecond for a plan whose start axis is opposite to the grasp
+  // axis at mid-plan). Sampled every millisecond, the axis turns at most as
   // fast as its great circle's quintic profile and the debris' rate allow.
   void Pointing_NoJumpAtTheAntipode() {
     const Example e;
-    CapturePlannerOptions o;
-    o.w_u = 100;
-    o.w_1 = 1;
-    o.align = true;
+    const CapturePlannerOptions o = aligned();
     HandState hand = e.hand;
     hand.axis = Vector3::UnitX();
     const double t_f = CapturePlan(e.debris, e.state, hand, o).rendezvousTime();

@@ -30,14 +30,6 @@ using grapple::test::randomVector;
 
 namespace {
 
-// A rigid link of the hand-built models below (its other fields defaulted).
-LinkSpec link(std::string name, const Inertia& inertia) {
-  LinkSpec l;
-  l.name = std::move(name);
-  l.inertia = inertia;
-  return l;
-}
-
 struct Case {
   std::string name;
   Model model;
@@ -394,9 +386,9 @@ class TestDynamics : public QObject {
   void TwoLinkArm_MatchesClosedForm() {
     const double m1 = 1.3, m2 = 0.8, l1 = 0.9, lc1 = 0.4, lc2 = 0.35, I1 = 0.07, I2 = 0.05;
     ModelBuilder b("2R");
-    b.addLink(link("base", Inertia::FromCom(1.0, Vector3::Zero(), Matrix3::Identity())));
-    b.addLink(link("l1", Inertia::FromCom(m1, Vector3(lc1, 0, 0), Vector3(0.01, I1, I1).asDiagonal().toDenseMatrix())));
-    b.addLink(link("l2", Inertia::FromCom(m2, Vector3(lc2, 0, 0), Vector3(0.01, I2, I2).asDiagonal().toDenseMatrix())));
+    b.addLink({"base", Inertia::FromCom(1.0, Vector3::Zero(), Matrix3::Identity())});
+    b.addLink({"l1", Inertia::FromCom(m1, Vector3(lc1, 0, 0), Vector3(0.01, I1, I1).asDiagonal().toDenseMatrix())});
+    b.addLink({"l2", Inertia::FromCom(m2, Vector3(lc2, 0, 0), Vector3(0.01, I2, I2).asDiagonal().toDenseMatrix())});
     JointSpec j1;
     j1.name = "j1"; j1.type = JointType::kRevolute; j1.parent = "base"; j1.child = "l1";
     JointSpec j2 = j1;
@@ -423,7 +415,7 @@ class TestDynamics : public QObject {
     ModelBuilder b("body");
     b.setBaseMode(BaseMode::kFlying);
     const Matrix3 I = Vector3(2.0, 3.0, 4.5).asDiagonal();
-    b.addLink(link("body", Inertia::FromCom(7.0, Vector3::Zero(), I)));
+    b.addLink({"body", Inertia::FromCom(7.0, Vector3::Zero(), I)});
     const Model m = b.build();
     Data d(m);
     std::mt19937 rng(3);
@@ -443,8 +435,8 @@ class TestDynamics : public QObject {
   void Gravity_PendulumStaticTorque() {
     ModelBuilder b("pendulum");
     b.setGravity(Vector3(0, -9.81, 0));
-    b.addLink(link("base", Inertia::FromCom(1.0, Vector3::Zero(), Matrix3::Identity())));
-    b.addLink(link("rod", Inertia::FromCom(2.0, Vector3(0.5, 0, 0), Matrix3::Identity() * 0.1)));
+    b.addLink({"base", Inertia::FromCom(1.0, Vector3::Zero(), Matrix3::Identity())});
+    b.addLink({"rod", Inertia::FromCom(2.0, Vector3(0.5, 0, 0), Matrix3::Identity() * 0.1)});
     JointSpec j;
     j.name = "hinge"; j.type = JointType::kRevolute; j.parent = "base"; j.child = "rod";
     b.addJoint(j);
@@ -464,7 +456,7 @@ class TestDynamics : public QObject {
     auto make = [](bool split) {
       ModelBuilder b("merge");
       b.setBaseMode(BaseMode::kFloating);
-      b.addLink(link("base", Inertia::FromCom(50.0, Vector3::Zero(), Matrix3::Identity() * 5)));
+      b.addLink({"base", Inertia::FromCom(50.0, Vector3::Zero(), Matrix3::Identity() * 5)});
       const Inertia a = Inertia::FromCom(2.0, Vector3(0.2, 0, 0), Matrix3::Identity() * 0.02);
       const Inertia c = Inertia::FromCom(1.0, Vector3(0.1, 0.05, 0), Matrix3::Identity() * 0.01);
       const Transform X_ac{rotZ(0.3), Vector3(0.4, 0, 0.1)};
@@ -473,13 +465,13 @@ class TestDynamics : public QObject {
       j.axis = Vector3(0, 1, 0); j.origin.p = Vector3(1, 0, 0);
       b.addJoint(j);
       if (split) {
-        b.addLink(link("a", a));
-        b.addLink(link("c", c));
+        b.addLink({"a", a});
+        b.addLink({"c", c});
         JointSpec w;
         w.name = "weld"; w.type = JointType::kFixed; w.parent = "a"; w.child = "c"; w.origin = X_ac;
         b.addJoint(w);
       } else {
-        b.addLink(link("a", a + c.toParent(X_ac)));
+        b.addLink({"a", a + c.toParent(X_ac)});
       }
       return b.build();
     };

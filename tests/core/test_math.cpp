@@ -64,7 +64,7 @@ class TestMath : public QObject {
       EXPECT_MATRIX_NEAR(quatToMatrix(q), R, 1e-14);
     }
     // 180° rotations, where the trace is -1.
-    for (const Vector3& axis : {Vector3::UnitX(), Vector3::UnitY(), Vector3::UnitZ()}) {
+    for (const Vector3 axis : {Vector3::UnitX(), Vector3::UnitY(), Vector3::UnitZ()}) {
       const Matrix3 R = axisAngle(axis, M_PI);
       EXPECT_MATRIX_NEAR(quatToMatrix(matrixToQuat(R)), R, 1e-14);
     }

@@ -192,9 +192,9 @@ class TestSensing : public QObject {
     Overrides b = a;
     b.emplace_back("sensors.camera.seed", "2");
     const auto other = simulate("capture_rigid_camera.yaml", b);
-    for (std::size_t c = 0; c < one->recorder().channels(); ++c) {
-      const auto& x = one->recorder().column(static_cast<int>(c));
-      const auto& y = two->recorder().column(static_cast<int>(c));
+    for (int c = 0; c < one->recorder().channels(); ++c) {
+      const auto& x = one->recorder().column(c);
+      const auto& y = two->recorder().column(c);
       QVERIFY(x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
     }
     QVERIFY(column(*one, "estimate.error.x") != column(*other, "estimate.error.x"));
