@@ -17,6 +17,7 @@
 #include "core/math/decompositions.hpp"
 #include "core/math/indexing.hpp"
 #include "core/math/rotation.hpp"
+#include "core/planning/path_shaping.hpp"
 #include "core/planning/quintic.hpp"
 
 namespace grapple::core {
@@ -137,7 +138,9 @@ void CaptureController::startPlan(ControlContext& ctx) {
     // The window's plan was predicted from the stand-off pose; the one flown starts from the
     // state now (the bus has drifted a little): checked again, and searched anew if it fails.
     const PlanCheck check = checkCapturePlan(ctx.model, ctx.data, feasibility_, *plan_, ctx.q, ctx.v, ee_frame_);
-    if (!check.feasible) {
+    if (!check.feasible && check.limiting == "bus_torque" && reshape(ctx, check)) {
+      // (kept: reshaped from the state now)
+    } else if (!check.feasible) {
       event(ctx.t, "window_lost", "the plan from the state now fails its check (" + check.reason() + "): searching again");
       searchWindow(ctx);
       if (phase_ != Phase::kWaiting || window_start_ > ctx.t) return;
@@ -233,6 +236,23 @@ void CaptureController::abort(ControlContext& ctx, const std::string& reason) {
     retreat_from_[static_cast<Eigen::Index>(k)] = ctx.q[joints_q_[k]];
     retreat_rate_[static_cast<Eigen::Index>(k)] = ctx.v[joints_[k]];
   }
+}
+
+bool CaptureController::reshape(ControlContext& ctx, const PlanCheck& check) {
+  // The window's plan, predicted from the stand-off pose, can ask the bus a little more from the
+  // state at its start (the chaser's drift meanwhile, the sensors' noise in its motion): reshaped
+  // against the bus torque from here (planning/path_shaping.hpp) before the window is given up —
+  // a search made anew would find only a later pass of the grasp face. Kept only if feasible.
+  if (!feasibility_.hold_bus || !std::isfinite(feasibility_.bus_torque_limit)) return false;
+  const ShapedPlan shaped =
+      shapeAgainstBusTorque(ctx.model, ctx.data, feasibility_, ShapingOptions{}, *plan_, ctx.q, ctx.v, ee_frame_);
+  if (shaped.hopeless || !shaped.check.feasible) return false;
+  if (window_) window_->shape = shaped.shape;
+  char after[160];
+  std::snprintf(after, sizeof after, "; reshaped against the bus torque: %.2f N m (%.2f before, %d predictions), the "
+                "window kept", shaped.check.bus_torque, shaped.bus_torque_before, shaped.predictions);
+  event(ctx.t, "window_reshaped", "the plan from the state now fails its check (" + check.reason() + ")" + after);
+  return true;
 }
 
 void CaptureController::makePlan(ControlContext& ctx) {

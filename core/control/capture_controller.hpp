@@ -95,6 +95,9 @@ class CaptureController final : public Controller {
   void begin(ControlContext& ctx);               // at `start`
   void searchWindow(ControlContext& ctx);
   void startPlan(ControlContext& ctx);           // the plan from the state now
+  // The plan from the state now, stopped by the bus torque (check): reshaped against it; whether
+  // it is feasible now (event window_reshaped).
+  bool reshape(ControlContext& ctx, const PlanCheck& check);
   void makePlan(ControlContext& ctx);
   // After each new image while tracking the plan's first stage: the parting test, and the replan
   // if it fires (capture.replan).

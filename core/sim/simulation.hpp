@@ -35,7 +35,8 @@ int endEffectorFrame(const Model& model, const Scenario& scenario);
 struct SimulationEvent {
   double time;         // [s] recording instant at which it was seen
   std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "window", "no_window",
-                       // "plan", "replan", "window_lost", "abort", "standoff", "capture", "attach",
+                       // "plan", "replan", "window_lost", "window_reshaped", "abort", "standoff",
+                       // "capture", "attach",
                        // "measurement_lost", "measurement_regained"
   std::string detail;  // human-readable
 };
