@@ -136,11 +136,10 @@ void CaptureController::startPlan(ControlContext& ctx) {
   makePlan(ctx);
   if (spec_.capture.window.search) {
     // The window's plan was predicted from the stand-off pose; the one flown starts from the
-    // state now (the bus has drifted a little): checked again, and searched anew if it fails.
+    // state now (the bus has drifted a little): checked again, reshaped if the bus torque stops
+    // it, and searched anew if it still fails.
     const PlanCheck check = checkCapturePlan(ctx.model, ctx.data, feasibility_, *plan_, ctx.q, ctx.v, ee_frame_);
-    if (!check.feasible && check.limiting == "bus_torque" && reshape(ctx, check)) {
-      // (kept: reshaped from the state now)
-    } else if (!check.feasible) {
+    if (!check.feasible && !(check.limiting == "bus_torque" && reshape(ctx, check))) {
       event(ctx.t, "window_lost", "the plan from the state now fails its check (" + check.reason() + "): searching again");
       searchWindow(ctx);
       if (phase_ != Phase::kWaiting || window_start_ > ctx.t) return;
