@@ -409,7 +409,12 @@ void lowerStep(const Model& m, Data& d, int i, int jn, VectorXd& out) {
       fw.mu.head<6>() = motionToChild(d.X_parent[i], Vector6(P.mu.head<6>()));
     }
   }
-  if (dof > 0) {
+  if (dof == 1 && nf == 0) {  // a rigid body on a 1-DOF joint (articulatedSweeps' fixed-size step)
+    const int k = detail::unitAxisIndex(j.type);
+    const double y = (fw.xhat[0] - fw.phibar.col(0).head<6>().dot(fw.mu.head<6>())) * fw.Delta_inv[0] * fw.Delta_inv[0];
+    out[j.idx_v] = y;
+    fw.mu[k] += y;
+  } else if (dof > 0) {
     ExtVector y = fw.xhat;
     y.noalias() -= fw.phibar.transpose() * fw.mu;
     solveDelta(fw, y);
@@ -433,6 +438,36 @@ void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* d
     const bool drv = driven && driven[i];
     const int jn = drv ? 0 : j.nv;  // free joint coordinates
     const int nf = m.flex[i].nf, ext = 6 + nf, dof = jn + nf;
+    const int p = m.parent[i];
+    if (nf == 0 && j.nv <= 1 && p >= 0) {
+      // A rigid body on a joint of at most one DOF (most of a flexible robot's bodies): S is the
+      // unit axis k, so φ̄ = M̄ e_k and Δ = M̄_kk + armature are a column and a scalar — the
+      // classic articulated-body step in fixed sizes (the quantities of the general step below,
+      // without its dynamic-size products). A driven joint adds M̄ e_k q̈ to the bias instead.
+      const int k = j.nv == 1 ? detail::unitAxisIndex(j.type) : 0;
+      Vector6 z = fw.w.head<6>();
+      Matrix6 Ma = fw.M.topLeftCorner<6, 6>();
+      if (dof == 1) {
+        const Vector6 U = Ma.col(k);
+        const double D = U[k] + m.armature[j.idx_v];
+        const double sqrt_d = D > 0 ? std::sqrt(D) : std::numeric_limits<double>::quiet_NaN();
+        fw.phibar.resize(6, 1);
+        fw.phibar.col(0) = U;
+        fw.Delta.resize(1, 1);
+        fw.Delta(0, 0) = sqrt_d;
+        fw.Delta_inv.resize(1);
+        fw.Delta_inv[0] = 1 / sqrt_d;
+        fw.xhat.resize(1);
+        fw.xhat[0] = x[j.idx_v] - z[k];
+        z += U * (fw.xhat[0] / D);
+        Ma.noalias() -= U * (U.transpose() / D);
+      } else if (drv && j.nv == 1) {
+        z += Ma.col(k) * x[j.idx_v];
+      }
+      wrenchToParent(m, d, i, z, d.flex[p].w);
+      inertiaToParent(m, d, i, Ma, d.flex[p].M);
+      continue;
+    }
     ExtVector zeta = fw.w;
     if (drv) {
       ExtVector e = ExtVector::Zero(ext);
@@ -455,7 +490,6 @@ void articulatedSweeps(const Model& m, Data& d, const VectorXd& x, const char* d
       fw.xhat.head(jn).noalias() -= d.S[i].leftCols(jn).transpose() * zeta.head<6>();
       fw.xhat.tail(nf) = x.segment(m.flex[i].idx_v, nf) - zeta.tail(nf);
     }
-    const int p = m.parent[i];
     if (p < 0) break;  // the root is body 0
     // ζ' + φ X̂ and M̄ - φ φ̄ᵀ, of which the parent sees the 6 rows of the twist.
     Vector6 z = zeta.head<6>();
