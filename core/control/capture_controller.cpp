@@ -372,6 +372,16 @@ bool CaptureController::handReference(double t, Vector3& position) const {
   return true;
 }
 
+bool CaptureController::replacesJointServo(double t) const {
+  if (t < spec_.start) return false;
+  switch (phase_) {  // (the conditions under which update() calls startPlan)
+    case Phase::kBefore: return false;
+    case Phase::kWaiting: return !(t >= window_start_ - 1e-9);
+    case Phase::kRetreating: return !(t >= retreat_start_ + spec_.capture.abort.retreat_time);
+    default: return true;
+  }
+}
+
 void CaptureController::update(ControlContext& ctx) {
   if (ctx.t < spec_.start) return;
   ctx.bus_torque_demand = 0;  // this controller's torques replace those of the joint paths

@@ -77,6 +77,9 @@ class CaptureController final : public Controller {
   void attach(const Eigen::VectorXd& q);
   bool attached() const { return phase_ == Phase::kAttached; }
   bool drivesJoints(double t) const override { return t >= spec_.start; }
+  // Once started, except at an instant it may make a plan (makePlan starts from the acceleration
+  // the forces before it give, the servo's among them).
+  bool replacesJointServo(double t) const override;
   void takeEvents(std::vector<ControlEvent>& out) override;
   // The debris known through a camera and a filter (ctx.debris is then its estimate): the plans
   // are tested against its new images and made anew when they part (capture.replan). Null: the

@@ -151,8 +151,7 @@ bool JointServo::reference(int k, double t, double& position) const {
   return true;
 }
 
-void JointServo::update(ControlContext& ctx) {
-  x_ = ctx.tau;  // forces on the free coordinates
+void JointServo::pathAccelerations(const ControlContext& ctx) {
   for (Axis& a : axes_) {
     double kp = 0, kd = 0, tau = 0;
     const Setpoint sp = setpoint(a.v_index, ctx.t, &kp, &kd, &tau);
@@ -165,6 +164,17 @@ void JointServo::update(ControlContext& ctx) {
     }
     x_[a.v_index] = sp.acceleration + g.kd * rate_error + g.kp * (sp.position - ctx.q[a.q_index]);
   }
+}
+
+void JointServo::skipped(const ControlContext& ctx) {
+  x_ = ctx.tau;
+  pathAccelerations(ctx);  // (the rate filters take the sample)
+  hold_.follow(ctx);
+}
+
+void JointServo::update(ControlContext& ctx) {
+  x_ = ctx.tau;  // forces on the free coordinates
+  pathAccelerations(ctx);
   if (hold_.prescribes()) {
     hold_.prescribe(ctx, x_);
   } else if (hold_.active()) {

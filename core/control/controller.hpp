@@ -56,6 +56,17 @@ class Controller {
     (void)t;
     return false;
   }
+  // Whether, at t, this controller's law sets the joints' and the bus' torques without reading
+  // those of the joint paths' servo (which runs before it): the simulation then skips the servo.
+  virtual bool replacesJointServo(double t) const {
+    (void)t;
+    return false;
+  }
+  // Whether this is the joint paths' servo (JointServo).
+  virtual bool followsJointPaths() const { return false; }
+  // Called instead of update() at the instants the simulation skips this controller: keeps what
+  // it carries from sample to sample (filters) current.
+  virtual void skipped(const ControlContext& ctx) { (void)ctx; }
   // The planned end-effector position at t (inertial), if this controller plans one.
   virtual bool handReference(double t, Vector3& position) const {
     (void)t, (void)position;
@@ -88,6 +99,10 @@ class AttitudeHold {
   // After a limit: the joints' torques solved again with the bus free under the torques it gets,
   // x holding the joints' accelerations (and the forces elsewhere); sets ctx.ddq.
   static void resolve(ControlContext& ctx, Eigen::VectorXd& x, const std::vector<int>& joints);
+  // At a sample where the law is skipped: its rate filter takes the sample all the same.
+  void follow(const ControlContext& ctx) {
+    if (active_) rate(ctx);
+  }
 
  private:
   Vector3 error(const ControlContext& ctx) const;  // rotation vector from the held attitude
@@ -133,6 +148,8 @@ class JointServo final : public Controller {
              const Eigen::VectorXd& q0, const ChaserSpec& chaser);
   void update(ControlContext& ctx) override;
   bool reference(int k, double t, double& position) const override;
+  bool followsJointPaths() const override { return true; }
+  void skipped(const ControlContext& ctx) override;
 
   struct Setpoint {
     double position, velocity, acceleration;
@@ -157,6 +174,9 @@ class JointServo final : public Controller {
   std::vector<Axis> axes_;
   std::vector<int> joints_;         // v indices of the driven joints, increasing
   std::vector<int> prescribed_;     // those and, with attitude hold, the bus' angular coordinates
+  // x_'s entries of the driven joints: the path's acceleration with the PD (and rate filter).
+  void pathAccelerations(const ControlContext& ctx);
+
   AttitudeHold hold_;
   Eigen::VectorXd x_;               // hybridDynamics input
 };

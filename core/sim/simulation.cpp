@@ -344,7 +344,14 @@ void Simulation::Impl::control(double tt) {
   } else if (scenario.debris.enabled) {
     ctx.debris = &debris_now;
   }
+  // (The joint paths' servo is skipped while a later law replaces its torques: the capture
+  // controller's, but at the instants it may make a plan, which reads them.)
+  const bool replaced = std::any_of(controllers.begin(), controllers.end(), [tt](const auto& c) { return c->replacesJointServo(tt); });
   for (auto& c : controllers) {
+    if (replaced && c->followsJointPaths()) {
+      c->skipped(ctx);
+      continue;
+    }
     ctx.ddq = nullptr;
     c->update(ctx);
   }
