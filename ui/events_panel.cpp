@@ -23,7 +23,7 @@ QColor eventColor(const std::string& kind) {
       {"standoff", QColor(148, 103, 189)},       {"capture", QColor(44, 160, 44)},
       {"attach", QColor(20, 110, 20)},           {"no_window", QColor(240, 110, 20)},
       {"window_lost", QColor(240, 110, 20)},     {"abort", QColor(230, 80, 0)},
-      {"window_reshaped", QColor(31, 119, 180)},
+      {"window_reshaped", QColor(31, 119, 180)}, {"modes_condensed", QColor(140, 86, 75)},
       {"joint_limit", QColor(214, 39, 40)},      {"effort_limit", QColor(190, 30, 120)},
       {"integration_failure", QColor(0, 0, 0)},  {"measurement_lost", QColor(200, 40, 160)},
       {"measurement_regained", QColor(0, 150, 136)}, {"replan", QColor(70, 70, 200)}};

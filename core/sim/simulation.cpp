@@ -114,6 +114,14 @@ struct Simulation::Impl {
   int plan_check_of = 0;       // the plan number the check belongs to
   // After the grasp the debris is part of the end-effector body: its pose relative to that body.
   bool attached = false, attach_pending = false;
+  // Quasi-static with coupled modes, after the grasp: the composite's coupled modes of the whole
+  // model above the cutoff (kWhole's), which each body's coupled modes leave, stay integrated while
+  // the impact's vibration rings in them, and are condensed too once it has settled
+  // (condenseSettled, checked every kSettleCheck seconds from settle_check on; NaN: not pending).
+  static constexpr double kSettleCheck = 0.5;
+  double settle_check = NAN;
+  bool settled_once = false;  // the last check found them settled (a second one, a row later, must too)
+  void condenseSettled();
   int attach_body = -1;
   Matrix3 R_body_debris = Matrix3::Identity();
   Vector3 com_body = Vector3::Zero();
@@ -760,6 +768,7 @@ double Simulation::Impl::attachDebris() {
     const Eigen::MatrixXd T = quasi_static->velocityBasis();
     const Eigen::MatrixXd H_rr = T.transpose() * massMatrix(m, data, q) * T;
     v_plus = T * H_rr.llt().solve(T.transpose() * h);
+    if (scenario.run.quasi_static_modes == CondensedModes::kCoupled) settle_check = t + kSettleCheck;
   } else {
     v_plus = massMatrix(m, data, q).llt().solve(h);
   }
@@ -781,6 +790,53 @@ double Simulation::Impl::attachDebris() {
   f0_valid = false;  // (the state and the model changed)
   impact.energy_lost = e_before - e_after;
   return impact.energy_lost;
+}
+
+void Simulation::Impl::condenseSettled() {
+  // The model restricted to the kept modes, v = T v_r, loses the velocities of the directions the
+  // whole model's condensation adds: with the kept coordinates' momentum Tᵀ H v kept (as through
+  // the impact), the kinetic energy dropped is ½ vᵀ H v − ½ pᵀ (Tᵀ H T)⁻¹ p, p = Tᵀ H v. Settled:
+  // the velocities dropped are within the integration's relative tolerance of the motion's, in
+  // the kinetic energy's norm (dropped ≤ rtol² · kinetic), at two successive rows (the energy of
+  // a ringing mode passes through zero twice a period; one row later its phase has moved on).
+  q = x.head(nq);
+  v = x.segment(nq, nv);
+  auto whole = std::make_unique<QuasiStaticModes>(model, scenario.run.quasi_static_above, CondensedModes::kWhole, &q);
+  if (whole->condensed() <= quasi_static->condensed()) {
+    settle_check = NAN;  // nothing more to condense
+    return;
+  }
+  const Eigen::MatrixXd T = whole->velocityBasis();
+  const Eigen::VectorXd Hv = massMatrix(model, data, q) * v;
+  const Eigen::VectorXd p = T.transpose() * Hv;
+  const Eigen::LLT<Eigen::MatrixXd> H_kept(T.transpose() * data.H * T);
+  const double kinetic = 0.5 * v.dot(Hv), dropped = kinetic - 0.5 * p.dot(H_kept.solve(p));
+  const double rtol = scenario.run.rtol;
+  if (!(dropped <= rtol * rtol * kinetic)) {
+    settled_once = false;
+    settle_check = t + kSettleCheck;
+    return;
+  }
+  if (!settled_once) {
+    settled_once = true;
+    settle_check = t + 0.5 / scenario.run.record_rate;  // (the next row)
+    return;
+  }
+  const Balance before = balance();
+  const int more = whole->condensed() - quasi_static->condensed();
+  quasi_static = std::move(whole);
+  qs_data = std::make_unique<Data>(quasi_static->reduced(), quasi_static->reduced().hasFlexibleBodies());
+  x.segment(nq, nv) = T * H_kept.solve(p);
+  v = x.segment(nq, nv);
+  const Balance after = balance();
+  energy0 += (after.kinetic + after.elastic + after.potential) - (before.kinetic + before.elastic + before.potential);
+  f0_valid = false;
+  settle_check = NAN;
+  char detail[200];
+  std::snprintf(detail, sizeof detail, "%d more of the composite's coupled modes above %.0f rad/s condensed: the "
+                "impact's vibration in them has settled (kinetic energy %.2g J of %.2g J)", more,
+                scenario.run.quasi_static_above, dropped, kinetic);
+  events.push_back({t, "modes_condensed", detail});
 }
 
 void Simulation::Impl::carryDebris() {
@@ -946,6 +1002,7 @@ bool Simulation::step() {
   const double t_recorded = s.t;
   s.x_recorded = s.x;
   try {
+    if (s.t >= s.settle_check) s.condenseSettled();
     while (s.t < t_next) {
       double t_piece = t_next;
       const double t_control = s.sampled ? s.control_index / run.control_rate : INFINITY;

@@ -36,7 +36,7 @@ struct SimulationEvent {
   double time;         // [s] recording instant at which it was seen
   std::string kind;    // "joint_limit", "effort_limit", "integration_failure", "window", "no_window",
                        // "plan", "replan", "window_lost", "window_reshaped", "abort", "standoff",
-                       // "capture", "attach",
+                       // "capture", "attach", "modes_condensed",
                        // "measurement_lost", "measurement_regained"
   std::string detail;  // human-readable
 };

@@ -306,7 +306,8 @@ class TestSimulation : public QObject {
   // coordinate's low-frequency content (0.2 s moving averages, the condensed modes' static
   // deflection against the explicit run's oscillation about it) within 2 % of its peak but in the
   // half second after the grasp's impact, the energy balance (the integrated model's: the
-  // condensed modes locked) to 2e-7 of its scale, the closed loop as stable; and fewer evaluations.
+  // condensed modes locked) to 2e-7 of its scale, the closed loop as stable; and fewer evaluations,
+  // the composite's fast coupled modes condensed once their vibration has settled.
   void CaptureFlexible_QuasiStaticMatchesExplicit() {
     const Simulation& ref = explicitCaptureFlexible();
     const auto qs = simulate(kSource + "/scenarios/capture_flexible.yaml");
@@ -328,7 +329,18 @@ class TestSimulation : public QObject {
     QVERIFY(a.modes < 0.02);
     QVERIFY(a.energy < 2e-7 * a.scale);  // measured 1.04e-7 of it (5.8e-7 J of 5.6 J) with the aligned capture
     QVERIFY(a.rate < 0.05);
-    QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 1.8);  // measured 1.98x
+    QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 2.3);  // measured 2.51x
+    // The composite's coupled modes that each body's leave above the cutoff (247-349 rad/s) are
+    // condensed once, after the grasp, when the impact's vibration in them has settled (the path
+    // above is the check that it had: condensed 6 s after the grasp, the hand ends 7 mm off).
+    int condensed = 0;
+    for (const SimulationEvent& e : qs->events()) {
+      if (e.kind != "modes_condensed") continue;
+      ++condensed;
+      qInfo("t = %.2f s: %s", e.time, e.detail.c_str());
+      QVERIFY(e.time > graspTime(*qs) + 10);
+    }
+    QCOMPARE(condensed, 1);
   }
 
   // The flexible mission with the whole model's coupled modes above 100 rad/s condensed (kWhole:
