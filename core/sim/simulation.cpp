@@ -1002,7 +1002,10 @@ bool Simulation::step() {
   const double t_recorded = s.t;
   s.x_recorded = s.x;
   try {
-    if (s.t >= s.settle_check) s.condenseSettled();
+    if (s.t >= s.settle_check) {
+      s.condenseSettled();
+      s.x_recorded = s.x;  // (the state a failure returns to: the one of the model now integrated)
+    }
     while (s.t < t_next) {
       double t_piece = t_next;
       const double t_control = s.sampled ? s.control_index / run.control_rate : INFINITY;
