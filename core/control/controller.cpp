@@ -187,6 +187,23 @@ void JointServo::update(ControlContext& ctx) {
   if (hold_.prescribes() && hold_.limit(tau, ctx)) AttitudeHold::resolve(ctx, x_, joints_);
 }
 
+bool updateControllers(std::vector<std::unique_ptr<Controller>>& controllers, ControlContext& ctx, bool skip_replaced) {
+  const double t = ctx.t;
+  const bool replaced = skip_replaced && std::any_of(controllers.begin(), controllers.end(),
+                                                     [t](const auto& c) { return c->replacesJointServo(t); });
+  bool skipped = false;
+  for (auto& c : controllers) {
+    if (replaced && c->followsJointPaths()) {
+      c->skipped(ctx);
+      skipped = true;
+      continue;
+    }
+    ctx.ddq = nullptr;
+    c->update(ctx);
+  }
+  return skipped;
+}
+
 std::vector<std::unique_ptr<Controller>> makeControllers(const Model& m, const Scenario& scenario,
                                                          const Eigen::VectorXd& q0, int ee_frame) {
   const std::vector<ControllerSpec>& specs = scenario.controllers;

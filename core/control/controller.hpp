@@ -187,4 +187,11 @@ class JointServo final : public Controller {
 std::vector<std::unique_ptr<Controller>> makeControllers(const Model& model, const Scenario& scenario,
                                                          const Eigen::VectorXd& q0, int ee_frame);
 
+// Runs the controllers in order at ctx (ctx.ddq reset before each). With skip_replaced, the joint
+// paths' servo is skipped while a later law replaces its torques (Controller::replacesJointServo:
+// the capture controller's, but at the instants it may make a plan, which reads them); its
+// skipped() keeps its filters current. Returns whether it was skipped.
+bool updateControllers(std::vector<std::unique_ptr<Controller>>& controllers, ControlContext& ctx,
+                       bool skip_replaced = true);
+
 }  // namespace grapple::core

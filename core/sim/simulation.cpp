@@ -352,17 +352,7 @@ void Simulation::Impl::control(double tt) {
   } else if (scenario.debris.enabled) {
     ctx.debris = &debris_now;
   }
-  // (The joint paths' servo is skipped while a later law replaces its torques: the capture
-  // controller's, but at the instants it may make a plan, which reads them.)
-  const bool replaced = std::any_of(controllers.begin(), controllers.end(), [tt](const auto& c) { return c->replacesJointServo(tt); });
-  for (auto& c : controllers) {
-    if (replaced && c->followsJointPaths()) {
-      c->skipped(ctx);
-      continue;
-    }
-    ctx.ddq = nullptr;
-    c->update(ctx);
-  }
+  updateControllers(controllers, ctx);
   // Knowledge: their forces on the truth's coordinates; their accelerations (ctx.ddq) are those
   // of their model, not the truth's, which the forward dynamics then gives.
   if (knowledge) {
@@ -807,9 +797,10 @@ void Simulation::Impl::condenseSettled() {
     return;
   }
   const Eigen::MatrixXd T = whole->velocityBasis();
-  const Eigen::VectorXd Hv = massMatrix(model, data, q) * v;
+  const Eigen::MatrixXd& H = massMatrix(model, data, q);
+  const Eigen::VectorXd Hv = H * v;
   const Eigen::VectorXd p = T.transpose() * Hv;
-  const Eigen::LLT<Eigen::MatrixXd> H_kept(T.transpose() * data.H * T);
+  const Eigen::LLT<Eigen::MatrixXd> H_kept(T.transpose() * H * T);
   const double kinetic = 0.5 * v.dot(Hv), dropped = kinetic - 0.5 * p.dot(H_kept.solve(p));
   const double rtol = scenario.run.rtol;
   if (!(dropped <= rtol * rtol * kinetic)) {

@@ -252,8 +252,8 @@ class TestControlDynamics : public QObject {
     QVERIFY(worst_ddq < 1e-11);
   }
 
-  // The simulation skips the joint paths' servo while the capture law replaces its torques
-  // (Controller::replacesJointServo), but not at an instant the law may make a plan, which starts
+  // The simulation (updateControllers) skips the joint paths' servo while the capture law replaces
+  // its torques (Controller::replacesJointServo), but not at an instant the law may make a plan, which starts
   // from the acceleration the forces before it give, the servo's among them; and the skipped servo
   // still takes each sample into its rate filters (Controller::skipped). Two sets of the realistic
   // rigid mission's controllers (rate filters on the joints' and the bus' rates) on one closed
@@ -285,16 +285,8 @@ class TestControlDynamics : public QObject {
       ControlContext a{m, d_whole, t, q, v_seen, nullptr, tau_whole};
       ControlContext b{m, d_skipping, t, q, v_seen, nullptr, tau_skipping};
       a.debris = b.debris = &now;
-      for (auto& c : whole) c->update(a);
-      const bool replaced = std::any_of(skipping.begin(), skipping.end(), [t](const auto& c) { return c->replacesJointServo(t); });
-      for (auto& c : skipping) {
-        if (replaced && c->followsJointPaths()) {
-          c->skipped(b);
-          ++skipped;
-        } else {
-          c->update(b);
-        }
-      }
+      updateControllers(whole, a, false);
+      skipped += updateControllers(skipping, b);
       if (tau_whole != tau_skipping) QFAIL(qPrintable(QString("torques differ at t = %1 s").arg(t)));
       const auto* capture = dynamic_cast<const CaptureController*>(whole.back().get());
       if (planned_at < 0 && capture->plans() > 0) planned_at = k;
