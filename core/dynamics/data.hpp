@@ -91,9 +91,12 @@ struct Data {
   std::vector<Vector6> mu;           // (nbodies) motion accumulator of the lower-triangular sweep
   bool factorized = false;           // Mbar, phi, Delta hold the factors of the last q
 
-  // Coriolis matrix workspace
-  std::vector<Matrix6> Bc;           // (nbodies) composite Coriolis terms
-  std::vector<Matrix6> Sdot;         // (nbodies) d/dt P_i in the inertial sense, body components
+  // Coriolis matrix workspace, in inertial-frame components (at the inertial origin)
+  std::vector<Vector6> t_world;      // (nbodies) twist of body i
+  std::vector<Inertia> Ic_world;     // (nbodies) M̂_i
+  std::vector<Matrix6> Bc;           // (nbodies) composite Coriolis terms B̂_i
+  Eigen::Matrix<double, 6, Eigen::Dynamic> S_world;     // (6 x nv) each joint's P_i
+  Eigen::Matrix<double, 6, Eigen::Dynamic> Sdot_world;  // (6 x nv) d/dt P_i
 
   // General (flexible) path workspace, sized only for models with flexible bodies.
   std::vector<FlexWork> flex;        // (nbodies or 0)
