@@ -49,7 +49,7 @@ const Eigen::MatrixXd& coriolisMatrix(const Model& m, Data& d, const Eigen::Vect
       d.S_world.col(j.idx_v + k) = motionToParent(X, d.S[i].col(k));
       t += d.S_world.col(j.idx_v + k) * v[j.idx_v + k];
     }
-    const bool varying = j.type == JointType::kUniversal || j.type == JointType::kPlanar;
+    const bool varying = jointSubspaceVaries(j.type);
     if (varying) jointSubspaceRate(j, d.S[i], v.data() + j.idx_v, dS);
     for (int k = 0; k < j.nv; ++k) {
       auto Sd = d.Sdot_world.col(j.idx_v + k);
