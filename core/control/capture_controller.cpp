@@ -374,10 +374,10 @@ bool CaptureController::handReference(double t, Vector3& position) const {
 
 bool CaptureController::replacesJointServo(double t) const {
   if (t < spec_.start) return false;
-  switch (phase_) {  // (the conditions under which update() calls startPlan)
+  switch (phase_) {
     case Phase::kBefore: return false;
-    case Phase::kWaiting: return !(t >= window_start_ - 1e-9);
-    case Phase::kRetreating: return !(t >= retreat_start_ + spec_.capture.abort.retreat_time);
+    case Phase::kWaiting: return !windowOpen(t);
+    case Phase::kRetreating: return !retreatDone(t);
     default: return true;
   }
 }
@@ -391,19 +391,19 @@ void CaptureController::update(ControlContext& ctx) {
     return;
   }
   const ControllerSpec::Capture& c = spec_.capture;
-  if (phase_ == Phase::kWaiting && ctx.t >= window_start_ - 1e-9) startPlan(ctx);
+  if (phase_ == Phase::kWaiting && windowOpen(ctx.t)) startPlan(ctx);
   if (phase_ == Phase::kTracking && c.abort.enabled) {
     if (const std::string why = abortReason(ctx); !why.empty()) abort(ctx, why);
   }
   if (phase_ == Phase::kTracking && parting_) watchEstimate(ctx);
-  if (phase_ == Phase::kRetreating && ctx.t >= retreat_start_ + c.abort.retreat_time) {
+  if (phase_ == Phase::kRetreating && retreatDone(ctx.t)) {
     const bool retry = retries_used_ < c.abort.retries;
     event(ctx.t, "standoff", std::string("the hand is back at the stand-off pose") +
                                  (retry ? ": searching the next capture window" : ": no retry left"));
     if (retry) {
       ++retries_used_;
       searchWindow(ctx);
-      if (phase_ == Phase::kWaiting && ctx.t >= window_start_ - 1e-9) startPlan(ctx);
+      if (phase_ == Phase::kWaiting && windowOpen(ctx.t)) startPlan(ctx);
     } else {
       phase_ = Phase::kStopped;
     }

@@ -180,6 +180,10 @@ class CaptureController final : public Controller {
   Eigen::VectorXd retreat_from_;     // joint positions where the retreat started
   Eigen::VectorXd retreat_rate_;     //   and their rates
   double retreat_start_ = NAN;
+  // The instants update() may make a plan at (startPlan), which replacesJointServo keeps the
+  // servo running for: the window open while waiting, the retreat over.
+  bool windowOpen(double t) const { return t >= window_start_ - 1e-9; }
+  bool retreatDone(double t) const { return t >= retreat_start_ + spec_.capture.abort.retreat_time; }
   double saturated_since_ = -1;      // [s] since when some torque is at its limit (-1: none)
   bool saturated_now_ = false;
   // Over the current saturation: the control periods, those at which the torques flipped their
