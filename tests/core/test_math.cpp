@@ -137,6 +137,11 @@ class TestMath : public QObject {
       EXPECT_MATRIX_NEAR(congruenceToParent(X, M), Matrix6(A.transpose() * M * A), 1e-13);
       M = M + M.transpose().eval();
       EXPECT_MATRIX_NEAR(congruenceToParentSymmetric(X, M), Matrix6(A.transpose() * M * A), 1e-13);
+      // The accumulation adds to what is there, every entry (the AVX2 path stores whole columns).
+      Matrix6 acc = Matrix6::Random();
+      const Matrix6 before = acc;
+      addCongruenceToParentSymmetric(X, M, acc);
+      EXPECT_MATRIX_NEAR(acc, Matrix6(before + A.transpose() * M * A), 1e-13);
     }
   }
 
