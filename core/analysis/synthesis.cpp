@@ -286,21 +286,23 @@ class Problem {
     return s;
   }
 
-  // σ_max(W T(jω)) of plant p and, if grad, its derivative with respect to each parameter.
+  // σ_max(W T(jω)) of plant p and, if grad, its derivative with respect to each parameter; at
+  // ω = 0 too, where W's double pole meets T's double zero (W T(0) = ω_b² Kp⁻¹ D, the static
+  // response): the product s² W is formed, not W.
   double sigma(const Plant& p, const ClosedLoopGains& g, double w, double* grad) const {
     const auto nc = static_cast<Eigen::Index>(g.actuated.size());
     const Complex s(0, w);
     const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(dynamicStiffness(p.D, p.K, p.C, g, s));
     Eigen::MatrixXcd DA(p.D.rows(), nc);
-    Eigen::VectorXcd W(nc);
+    Eigen::VectorXcd W(nc);  // s² W_k(s) = s² + 2 ξ_k ω_k s + ω_k²
     for (Eigen::Index k = 0; k < nc; ++k) {
       DA.col(k) = p.D.col(g.actuated[static_cast<std::size_t>(k)]).cast<Complex>();
       const double wi = g.template_omega[static_cast<std::size_t>(k)], xi = g.template_xi[static_cast<std::size_t>(k)];
-      W[k] = (s * s + 2 * xi * wi * s + wi * wi) / (s * s);
+      W[k] = s * s + 2 * xi * wi * s + wi * wi;
     }
     const Eigen::MatrixXcd X = lu.solve(DA);
     Eigen::MatrixXcd G(nc, nc);
-    for (Eigen::Index k = 0; k < nc; ++k) G.row(k) = (s * s) * W[k] * X.row(g.actuated[static_cast<std::size_t>(k)]);
+    for (Eigen::Index k = 0; k < nc; ++k) G.row(k) = W[k] * X.row(g.actuated[static_cast<std::size_t>(k)]);
     // σ_max and its singular vectors from the Hermitian GᴴG (cheaper than an SVD of G).
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXcd> eig(G.adjoint() * G, grad ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
     const double sig = std::sqrt(std::max(0.0, eig.eigenvalues()[nc - 1]));
@@ -325,7 +327,7 @@ class Problem {
         }
         for (const auto& e : pk.entries) acc += e.c * g.rolloffFactor(e.i, s) * std::conj(left[e.i]) * right[e.j];
         if (pk.damping) acc *= s;
-        grad[k] = w * w * acc.real();
+        grad[k] = -acc.real();  // dG = -diag(s² W) [Z⁻¹ dZ X]: the minus sign is this one
       }
     }
     return sig;
@@ -513,10 +515,15 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
     bool added = false;
     const double target = hard_mode ? std::max(pr.opt_.hard_level, f) : pr.opt_.hard_level;
     for (std::size_t c = 0; c < pr.plants().size(); ++c) {
-      if (o.each[c] > target * (1 + pr.opt_.hard_tolerance) && std::isfinite(o.peaks[c]) && o.peaks[c] > 0) {
+      if (o.each[c] > target * (1 + pr.opt_.hard_tolerance) && std::isfinite(o.peaks[c]) && o.peaks[c] >= 0) {
         auto& om = pr.plants()[c].omega;
-        for (double f2 : {0.999, 1.0, 1.001}) om.push_back(o.peaks[c] * f2);
-        added = true;
+        if (o.peaks[c] > 0) {
+          for (double f2 : {0.999, 1.0, 1.001}) om.push_back(o.peaks[c] * f2);
+          added = true;
+        } else if (std::find(om.begin(), om.end(), 0.0) == om.end()) {
+          om.push_back(0);  // the static response, below the log-spaced grid (which starts at 0.1 ω_b)
+          added = true;
+        }
       }
     }
     // SLSQP restarted from its end point (a fresh quasi-Newton model) while it still gains 1 %.

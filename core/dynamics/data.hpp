@@ -20,7 +20,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
-#include "core/math/cholesky6.hpp"
+#include "core/math/block_solve6.hpp"
 #include "core/model/model.hpp"
 
 namespace grapple::core {
@@ -85,7 +85,7 @@ struct Data {
   std::vector<Matrix6> phi;          // (nbodies) φ_i = M̄_i P_i Δ_i^{-1}, leading nv_i columns
   std::vector<Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>>>
       Delta;                         // (nbodies) Cholesky factor of Δ_i = P_iᵀ M̄_i P_i (nv_i > 1)
-  Cholesky6 Delta_base;              // Cholesky factor of Δ_0 = M̄_0 for a free base
+  BlockSolve6 Delta_base;            // Δ_0 = M̄_0 of a free base, factored by its 3x3 blocks
   Eigen::VectorXd Delta_inv;         // (nv) 1/Δ_i for 1-DOF joints (at the joint's v index)
   std::vector<Vector6> eta;          // (nbodies) force accumulator of the upper-triangular sweep
   std::vector<Vector6> mu;           // (nbodies) motion accumulator of the lower-triangular sweep

@@ -69,7 +69,7 @@ void upperSweep(const Model& m, Data& d, const double* b, std::vector<Vector6>& 
       d.Delta[i].solveInPlace(xhat);
       xbar.segment(iv, nv) = xhat;
     }
-    if (p >= 0) acc[p] += forceToParent(d.X_parent[i], zeta);
+    if (p >= 0) addForceToParent(d.X_parent[i], zeta, acc[p]);
   }
 }
 

@@ -33,7 +33,7 @@ const Eigen::VectorXd& inverseDynamics(const Model& m, Data& d, const Eigen::Vec
     const Joint& j = m.joint[i];
     detail::jointProject(j, d.S[i], d.w[i], d.tau.data() + j.idx_v);
     const int p = m.parent[i];
-    if (p >= 0) d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
+    if (p >= 0) addForceToParent(d.X_parent[i], d.w[i], d.w[p]);
   }
   d.tau.array() += m.armature.array() * a.array();
   return d.tau;
@@ -49,7 +49,7 @@ const Eigen::VectorXd& nonlinearEffects(const Model& m, Data& d, const Eigen::Ve
     const Joint& j = m.joint[i];
     detail::jointProject(j, d.S[i], d.w[i], d.h.data() + j.idx_v);
     const int p = m.parent[i];
-    if (p >= 0) d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
+    if (p >= 0) addForceToParent(d.X_parent[i], d.w[i], d.w[p]);
   }
   return d.h;
 }
@@ -85,11 +85,11 @@ const Eigen::VectorXd& inverseDynamicsFloatingBase(const Model& m, Data& d,
   for (int i = 0; i < m.nbodies; ++i) d.Ic[i] = m.inertia[i];
   for (int i = m.nbodies - 1; i > 0; --i) {
     const int p = m.parent[i];
-    d.w[p] += forceToParent(d.X_parent[i], d.w[i]);
+    addForceToParent(d.X_parent[i], d.w[i], d.w[p]);
     d.Ic[p] += d.Ic[i].toParent(d.X_parent[i]);
   }
   // 2. The base is free: M̂_0 a_b + w_0 = 0 gives the base acceleration (SPART: u̇0 = -H0⁻¹ τ0').
-  Cholesky6 H0;
+  BlockSolve6 H0;
   H0.compute(d.Ic[0].matrix());
   const Vector6 a_base = H0.solve(-d.w[0]);
   d.ddq.head<6>() = a_base;

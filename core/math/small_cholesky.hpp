@@ -6,7 +6,7 @@
 // each), and the right-hand sides are solved four at a time, interleaved (each update of a row is
 // one 4-wide multiply-add, and the substitutions carry no dot product's dependency chain).
 // A matrix that is not positive definite gives NaN factors, so the failure shows in the result
-// (as Cholesky6's). Factoring a matrix of the size already held allocates nothing.
+// (as BlockSolve6's solutions). Factoring a matrix of the size already held allocates nothing.
 #pragma once
 
 #include <cmath>

@@ -71,6 +71,14 @@ inline Vector6 forceToParent(const Transform& X_PC, const Vector6& w_C) {
   return w_P;
 }
 
+// w_P += A_{C,P}ᵀ w_C: forceToParent accumulated in place (the recursions' wrench to the parent;
+// a 6-vector temporary stored in two 3-vector halves and reloaded whole stalls the reload).
+inline void addForceToParent(const Transform& X_PC, const Vector6& w_C, Vector6& w_P) {
+  const Vector3 f = X_PC.R * w_C.head<3>();
+  w_P.tail<3>() += X_PC.R * w_C.tail<3>() + X_PC.p.cross(f);
+  w_P.head<3>() += f;
+}
+
 // Inverse of forceToParent: w_C = A_{C,P}^{-T} w_P.
 inline Vector6 forceToChild(const Transform& X_PC, const Vector6& w_P) {
   Vector6 w_C;

@@ -145,6 +145,46 @@ class TestMath : public QObject {
     }
   }
 
+  // The free base's 6x6 solve by its 3x3 blocks against Eigen's LDLT, on spatial inertias
+  // (rigid bodies' and articulated ones', their blocks in mixed units) and on random positive
+  // definite matrices; NaN for a matrix that is not positive definite.
+  void BlockSolve6_MatchesLdlt() {
+    for (int k = 0; k < 200; ++k) {
+      Matrix6 M;
+      if (k % 2 == 0) {
+        // A body's inertia plus what a child on a revolute joint (axis k) adds to it,
+        // I_c - I_c e_k e_kᵀ I_c / (I_c,kk + armature), carried across the joint's placement.
+        auto body = [] {
+          const double mass = 0.01 + 100 * std::abs(Eigen::Vector3d::Random()[0]);
+          Eigen::Matrix3d J = Eigen::Matrix3d::Random();
+          J = J * J.transpose() * mass + 1e-4 * Eigen::Matrix3d::Identity();
+          return Matrix6(Inertia::FromCom(mass, 3 * Eigen::Vector3d::Random(), J).matrix());
+        };
+        const Matrix6 child = body();
+        const int axis = 3 + k % 3;
+        const Vector6 u = child.col(axis);
+        M = body() + congruenceToParentSymmetric(randomTransform(), Matrix6(child - u * u.transpose() / (u[axis] + 0.1)));
+      } else {
+        Matrix6 A = Matrix6::Random();
+        M = A * A.transpose() + 1e-2 * Matrix6::Identity();
+      }
+      BlockSolve6 s;
+      s.compute(M);
+      const Vector6 b = randomVector6();
+      const Vector6 x = M.ldlt().solve(b);
+      QVERIFY2((s.solve(b) - x).norm() <= 1e-11 * x.norm(), std::to_string(k).c_str());
+    }
+    Matrix6 indefinite = Matrix6::Identity();
+    indefinite(4, 4) = -1;
+    BlockSolve6 s;
+    s.compute(indefinite);
+    QVERIFY(s.solve(Vector6::Ones()).hasNaN());
+    indefinite = Matrix6::Identity();
+    indefinite(1, 1) = indefinite(2, 2) = -1;  // det(A) > 0, A not positive definite
+    s.compute(indefinite);
+    QVERIFY(s.solve(Vector6::Ones()).hasNaN());
+  }
+
   void Spatial_CrossProducts() {
     for (int k = 0; k < 50; ++k) {
       const Vector6 t = randomVector6(), m = randomVector6(), f = randomVector6();
