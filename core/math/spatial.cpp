@@ -42,7 +42,8 @@ Matrix6 congruenceToParent(const Transform& X_PC, const Matrix6& M) {
 
 namespace {
 
-// acc + p × z, with p's lanes rotated once: pyzx = (p1, p2, p0, ·), pzxy = (p2, p0, p1, ·).
+// acc + p × z, with p's lanes rotated once: pyzx = (p1, p2, p0, ·), pzxy = (p2, p0, p1, ·) (no column's
+// fourth lane is ever stored).
 inline __m256d addCross(__m256d pyzx, __m256d pzxy, __m256d z, __m256d acc) {
   const __m256d zyzx = _mm256_permute4x64_pd(z, _MM_SHUFFLE(3, 0, 2, 1));
   const __m256d zzxy = _mm256_permute4x64_pd(z, _MM_SHUFFLE(3, 1, 0, 2));
@@ -87,9 +88,10 @@ inline void addColumn(double* col, __m256d top, __m256d bottom) {
 void addCongruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M, Matrix6& out) {
   const double* r = X_PC.R.data();
   const Vector3& p = X_PC.p;
-  // (R's last column is loaded masked: a full load would read past it.)
+  // (R's last column is loaded from one entry earlier and shifted down a lane: a load at r + 6
+  // would read past R, and a masked load is what valgrind cannot run.)
   const __m256d Rc[3] = {_mm256_loadu_pd(r), _mm256_loadu_pd(r + 3),
-                         _mm256_maskload_pd(r + 6, _mm256_set_epi64x(0, -1, -1, -1))};
+                         _mm256_permute4x64_pd(_mm256_loadu_pd(r + 5), _MM_SHUFFLE(3, 3, 2, 1))};
   __m256d N11[3], N12[3], N21[3], N22[3], B12[3];
   rotateBlock(Rc, r, M.data(), 0, 0, N11);
   rotateBlock(Rc, r, M.data(), 0, 3, N12);
@@ -103,7 +105,7 @@ void addCongruenceToParentSymmetric(const Transform& X_PC, const Matrix6& M, Mat
     N21[2] = _mm256_permute2f128_pd(t0, N12[2], 0x31);
   }
   subtractTimesSkew(N12, N11, p, B12);
-  const __m256d pyzx = _mm256_set_pd(0, p[0], p[2], p[1]), pzxy = _mm256_set_pd(0, p[1], p[0], p[2]);
+  const __m256d pyzx = _mm256_set_pd(p[0], p[0], p[2], p[1]), pzxy = _mm256_set_pd(p[1], p[1], p[0], p[2]);
   __m256d B22[3];
   subtractTimesSkew(N22, N21, p, B22);
   double* o = out.data();
