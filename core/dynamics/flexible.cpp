@@ -103,9 +103,11 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   const int nf = fb.nf;
   const auto delta = q.segment(fb.idx_q, nf);
   const auto ddelta = v.segment(fb.idx_v, nf);
-  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxModes, 1> dd2(nf);
-  if (a != nullptr) dd2 = Eigen::Map<const VectorXd>(a + fb.idx_v, nf);
-  else dd2.setZero();
+  // δ̈: a's modal rows; without a (the velocity-product terms of the forward dynamics) the terms
+  // in δ̈ are left out, not multiplied by zeros.
+  const bool accel = a != nullptr;
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxModes, 1> dd2;
+  if (accel) dd2 = Eigen::Map<const VectorXd>(a + fb.idx_v, nf);
   const Vector3 vv = t.head<3>(), w = t.tail<3>(), al = acc.tail<3>();
   const auto Mv = fb.M_td.topRows<3>(), Mw = fb.M_td.bottomRows<3>();
   auto top_v = W.head<3>();
@@ -124,12 +126,17 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   if (!full) {
     // Constant inertia M^(0): W_t += M_td δ̈ + t ×f (M_td δ̇), W_δ = M_tdᵀ a + M_dd δ̈.
     const Vector3 fv = Mv * ddelta, fn = Mw * ddelta;  // (M_td δ̇) split
-    top_v += Mv * dd2 + w.cross(fv);
-    top_w += Mw * dd2 + w.cross(fn);
+    top_v += w.cross(fv);
+    top_w += w.cross(fn);
     if (fb.model != FlexModel::kConstantMassPrinted) top_w += vv.cross(fv);
     p1.noalias() = fb.M_td.transpose() * acc;
-    p2.noalias() = fb.M_dd * dd2;
-    bottom = p1 + p2;
+    bottom = p1;
+    if (accel) {
+      top_v.noalias() += Mv * dd2;
+      top_w.noalias() += Mw * dd2;
+      p2.noalias() = fb.M_dd * dd2;
+      bottom += p2;
+    }
   } else {
     // Newton's law on the deformed beam (see flexible.hpp and model/flexible.hpp).
     const Vector3 a_O = acc.head<3>() + w.cross(vv);  // classical acceleration of the origin
@@ -154,17 +161,23 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
     const Matrix3 I_def = (2 * Cd.trace() + Udd.trace()) * Matrix3::Identity() - Cd -
                           Cd.transpose() - Udd;
     const Matrix3 R1 = Cdd + Uvd;
-    top_v += al.cross(u) + w.cross(w.cross(u)) + 2 * w.cross(ud) + fb.Vu * dd2;
+    top_v += al.cross(u) + w.cross(w.cross(u)) + 2 * w.cross(ud);
     top_w += u.cross(a_O) + I_def * al + w.cross(I_def * w) + 2 * (R1.trace() * w - R1 * w) +
-             Hd * dd2 + w.cross(Vector3(fb.Hrpsi * ddelta));
+             w.cross(Vector3(fb.Hrpsi * ddelta));
+    if (accel) {
+      top_v.noalias() += fb.Vu * dd2;  // (noalias: no temporary, which for Vu's dynamic rows would be on the heap)
+      top_w.noalias() += Hd * dd2;
+    }
     const double w2 = w.squaredNorm();
     for (int k = 0; k < nf; ++k) {
       const Matrix3 R2 = fb.C[k] + Qd[k];  // C_k + Σ_j δ_j Q_kj
       bottom[k] = fb.Vu.col(k).dot(a_O) + Hd.col(k).dot(al) + w.dot(R2 * w) - w2 * R2.trace() +
                   2 * w.dot(Xv.col(k));
     }
-    p1.noalias() = fb.M_dd * dd2;
-    bottom += p1;
+    if (accel) {
+      p1.noalias() = fb.M_dd * dd2;
+      bottom += p1;
+    }
     if (Mf != nullptr) {
       Mf->block<3, 3>(0, 3) -= skew(u);
       Mf->block<3, 3>(3, 0) += skew(u);
@@ -601,15 +614,16 @@ void compositeMassMatrix(const Model& m, Data& d) {
       const int col = c < ji.nv ? ji.idx_v + c : fi + (c - ji.nv);
       // F = M̂ P_i e_c: a column of M̂ for a unit joint axis or a mode
       const int unit = c >= ji.nv ? 6 + (c - ji.nv) : ji.nv == 6 ? c : ji.nv == 1 ? detail::unitAxisIndex(ji.type) : -1;
-      ExtVector F(6 + nfi);
-      if (unit >= 0) F = M.col(unit);
-      else F.noalias() = M.leftCols<6>() * d.S[i].col(c);
+      // (A unit column is read in place: copying it cost more than the rest of the column's work.)
+      ExtVector product;
+      if (unit < 0) product.noalias() = M.leftCols<6>() * d.S[i].col(c);
+      const double* F = unit >= 0 ? M.col(unit).data() : product.data();
+      Vector6 f = Eigen::Map<const Vector6>(F);
       // diagonal block
-      detail::jointProject(ji, d.S[i], Vector6(F.head<6>()), pr);
+      detail::jointProject(ji, d.S[i], f, pr);
       for (int r = 0; r < ji.nv; ++r) d.H(ji.idx_v + r, col) = pr[r];
       for (int r = 0; r < nfi; ++r) d.H(fi + r, col) = F[6 + r];
       // ancestors
-      Vector6 f = F.head<6>();
       for (int ch = i, p = m.parent[i]; p >= 0; ch = p, p = m.parent[p]) {
         const Joint& jp = m.joint[p];
         if (m.at_tip[ch]) {
