@@ -5,6 +5,8 @@
 
 #include <Eigen/LU>
 
+#include "core/math/sincos.hpp"
+
 namespace grapple::core {
 
 Matrix3 quatToMatrix(const Vector4& q_wxyz) {
@@ -108,7 +110,20 @@ Matrix3 rotZ(double a) {
   return R;
 }
 
-Matrix3 rpyToMatrix(const Vector3& rpy) { return rotZ(rpy.z()) * rotY(rpy.y()) * rotX(rpy.x()); }
+// Rz(yaw) Ry(pitch) Rx(roll) written out, the sines and cosines by sinCos (the flexible bodies'
+// tip rotations call this at every evaluation; the C library's sin and cos save and restore the
+// rounding mode on each call).
+Matrix3 rpyToMatrix(const Vector3& rpy) {
+  double sr, cr, sp, cp, sy, cy;
+  sinCos(rpy.x(), sr, cr);
+  sinCos(rpy.y(), sp, cp);
+  sinCos(rpy.z(), sy, cy);
+  Matrix3 R;
+  R << cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
+       sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
+       -sp, cp * sr, cp * cr;
+  return R;
+}
 
 Vector3 matrixToRpy(const Matrix3& R) {
   // R(2,0) = -sin(pitch); at the gimbal lock (|pitch| = 90°) roll is set to zero.
