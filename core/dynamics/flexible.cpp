@@ -3,21 +3,24 @@
 #include <array>
 
 #include "core/dynamics/detail.hpp"
+#include "core/math/sincos.hpp"
 #include "core/math/small_cholesky.hpp"
 
 namespace grapple::core::general {
 
 Matrix3 eulerRateMatrix(const Vector3& psi) {
-  const double cy = std::cos(psi.y()), sy = std::sin(psi.y());
-  const double cz = std::cos(psi.z()), sz = std::sin(psi.z());
+  double sy, cy, sz, cz;
+  sinCos(psi.y(), sy, cy);
+  sinCos(psi.z(), sz, cz);
   Matrix3 R;
   R << cz * cy, -sz, 0, sz * cy, cz, 0, -sy, 0, 1;
   return R;
 }
 
 Vector3 eulerRateMatrixDotTimes(const Vector3& psi, const Vector3& pd) {
-  const double cy = std::cos(psi.y()), sy = std::sin(psi.y());
-  const double cz = std::cos(psi.z()), sz = std::sin(psi.z());
+  double sy, cy, sz, cz;
+  sinCos(psi.y(), sy, cy);
+  sinCos(psi.z(), sz, cz);
   // d/dt of the columns of R_Ψ (eq. A.12), times ψ̇.
   const Vector3 dcol_x = pd.y() * Vector3(-cz * sy, -sz * sy, -cy) +
                          pd.z() * Vector3(-sz * cy, cz * cy, 0);
@@ -765,8 +768,9 @@ namespace {
 
 // d/dt R_Ψ (eq. A.12) as a matrix, for ψ̇.
 Matrix3 eulerRateMatrixDot(const Vector3& psi, const Vector3& pd) {
-  const double cy = std::cos(psi.y()), sy = std::sin(psi.y());
-  const double cz = std::cos(psi.z()), sz = std::sin(psi.z());
+  double sy, cy, sz, cz;
+  sinCos(psi.y(), sy, cy);
+  sinCos(psi.z(), sz, cz);
   Matrix3 Ry, Rz;
   Ry << -cz * sy, 0, 0, -sz * sy, 0, 0, -cy, 0, 0;
   Rz << -sz * cy, -cz, 0, cz * cy, -sz, 0, 0, 0, 0;
