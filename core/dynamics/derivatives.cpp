@@ -35,15 +35,26 @@ void bodyTerm(const Inertia& Y, const Vector6& t, const Vector6& momentum, Matri
 // step): A is symmetric positive definite, so every pivot is a positive Schur complement. c and
 // r: scratch of size n.
 void invertSpd(Eigen::MatrixXd& A, Eigen::VectorXd& c, Eigen::VectorXd& r) {
-  for (Eigen::Index k = 0; k < A.rows(); ++k) {
-    const double piv = A(k, k), inv = 1.0 / piv;
-    c = A.col(k);
-    r = A.row(k).transpose() * inv;
-    c[k] = piv - 1.0;  // so that row k becomes r
-    A.noalias() -= c * r.transpose();
-    c[k] = piv;
-    A.col(k) = c * -inv;
-    A(k, k) = inv;
+  // (Raw loops over the columns: at n ~ 12 Eigen's dynamic-size outer product and its strided row
+  // copy cost more in set-up than in arithmetic.)
+  const Eigen::Index n = A.rows();
+  double* a = A.data();
+  double* __restrict cc = c.data();
+  double* __restrict rr = r.data();
+  for (Eigen::Index k = 0; k < n; ++k) {
+    double* ak = a + k * n;
+    const double piv = ak[k], inv = 1.0 / piv;
+    for (Eigen::Index i = 0; i < n; ++i) cc[i] = ak[i];
+    for (Eigen::Index j = 0; j < n; ++j) rr[j] = a[j * n + k] * inv;
+    cc[k] = piv - 1.0;  // so that row k becomes r
+    for (Eigen::Index j = 0; j < n; ++j) {
+      double* __restrict aj = a + j * n;
+      const double rj = rr[j];
+      for (Eigen::Index i = 0; i < n; ++i) aj[i] -= cc[i] * rj;
+    }
+    cc[k] = piv;
+    for (Eigen::Index i = 0; i < n; ++i) ak[i] = -cc[i] * inv;
+    ak[k] = inv;
   }
 }
 
