@@ -1,14 +1,14 @@
 // Solves with a 6x6 symmetric positive-definite matrix (the free base's articulated inertia Δ_0 =
 // M̄_0, its composite inertia) by its 3x3 blocks, M = [A B; Bᵀ C]:
 //   M⁻¹ b:  y = A⁻¹ b₁,  x₂ = S⁻¹ (b₂ − Bᵀ y),  x₁ = y − A⁻¹ B x₂,  S = C − Bᵀ A⁻¹ B,
-// the two symmetric 3x3 inverses A⁻¹ and S⁻¹ by their adjugates (Golub & Van Loan, Matrix
-// Computations, §3.2.10 and §4.2 on the Schur complement). Two divisions and no square root,
+// the two symmetric 3x3 inverses A⁻¹ and S⁻¹ by their adjugates (block elimination with the Schur
+// complement S; Golub & Van Loan, Matrix Computations). Two divisions and no square root,
 // every product independent of the others: a Cholesky factor's six square roots and six divisions
 // form one serial chain, twice as long (97 ns against 46 ns for a factor and a solve, one after the
 // other; 10 % of the 12-DOF forward dynamics). The accuracy is a Cholesky solve's at these
 // sizes: the relative error is bounded by the condition numbers of A and of S times the round-off,
-// and the two blocks of a spatial inertia (mass and rotational inertia) are each far better
-// conditioned than the whole, whose units mix.
+// and the two blocks of a spatial inertia (its mass block and the rotational inertia S about the
+// centre of mass) are each better conditioned than the whole, whose units mix.
 // Positive definiteness is checked as Sylvester's criterion on A and S (M is positive definite iff
 // both are): a matrix that is not gives NaN, so the failure shows in the result.
 #pragma once
