@@ -163,7 +163,8 @@ class TestMath : public QObject {
         const Matrix6 child = body();
         const int axis = 3 + k % 3;
         const Vector6 u = child.col(axis);
-        M = body() + congruenceToParentSymmetric(randomTransform(), Matrix6(child - u * u.transpose() / (u[axis] + 0.1)));
+        const Matrix6 articulated = child - u * u.transpose() / (u[axis] + 0.1);
+        M = body() + congruenceToParentSymmetric(randomTransform(), articulated);
       } else {
         Matrix6 A = Matrix6::Random();
         M = A * A.transpose() + 1e-2 * Matrix6::Identity();
