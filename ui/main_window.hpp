@@ -219,6 +219,7 @@ class MainWindow : public QMainWindow {
   QAction* run_action_ = nullptr;
   long last_tick_ms_ = 0;
   QElapsedTimer plot_clock_;
+  qint64 plot_cost_ms_ = 0;  // the last refresh of the plots
   QElapsedTimer status_clock_;  // the status text's last change while running
 };
 
