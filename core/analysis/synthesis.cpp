@@ -286,9 +286,9 @@ class Problem {
     return s;
   }
 
-  // σ_max(W T(jω)) of plant p and, if grad, its derivative with respect to each parameter; at
-  // ω = 0 too, where W's double pole meets T's double zero (W T(0) = ω_b² Kp⁻¹ D, the static
-  // response): the product s² W is formed, not W.
+  // σ_max(W T(jω)) of plant p and, if grad, its derivative with respect to each parameter (ω > 0:
+  // the uncontrolled coordinates make the dynamic stiffness singular at 0). W's double pole at 0
+  // meets T's double zero: the product s² W is formed, not W.
   double sigma(const Plant& p, const ClosedLoopGains& g, double w, double* grad) const {
     const auto nc = static_cast<Eigen::Index>(g.actuated.size());
     const Complex s(0, w);
@@ -520,8 +520,10 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
         if (o.peaks[c] > 0) {
           for (double f2 : {0.999, 1.0, 1.001}) om.push_back(o.peaks[c] * f2);
           added = true;
-        } else if (std::find(om.begin(), om.end(), 0.0) == om.end()) {
-          om.push_back(0);  // the static response, below the log-spaced grid (which starts at 0.1 ω_b)
+        } else if (const double low = 0.1 * om.front(); std::find(om.begin(), om.end(), low) == om.end()) {
+          // The static response (W T(0) = ω_b² Kp⁻¹ D), below the log-spaced grid, which starts
+          // at 0.1 ω_b: a decade lower, where σ is within 1e-4 of its value at 0 (it is even in ω).
+          om.push_back(low);
           added = true;
         }
       }
@@ -664,6 +666,7 @@ double synthesisGradientError(const Model& model, const std::vector<Eigen::Vecto
   SynthesisOptions opt;
   opt.grid_points = 12;
   Problem pr(model, configurations, st, opt);
+  for (Plant& p : pr.plants()) p.omega.push_back(0.1 * p.omega.front());  // the static response's point (solveFrom)
   const int P = pr.size();
   const unsigned n = static_cast<unsigned>(P + 1);
   std::vector<double> z(n);
@@ -692,7 +695,8 @@ double synthesisGradientError(const Model& model, const std::vector<Eigen::Vecto
         double size = 0;
         for (unsigned j = 0; j < n; ++j) size = std::max(size, std::abs(grad[i * n + j]));
         const double fd = (cp[i] - cm[i]) / (2 * h);
-        worst = std::max(worst, std::abs(fd - grad[i * n + k]) / std::max(size, 1e-12));
+        const double error = std::abs(fd - grad[i * n + k]) / std::max(size, 1e-12);
+        worst = std::isfinite(error) ? std::max(worst, error) : std::numeric_limits<double>::infinity();
       }
     }
   }

@@ -119,7 +119,8 @@ WorstCase worstCase(const Model& model, const Eigen::VectorXd& q, const ClosedLo
 namespace detail {
 // For the tests: the largest difference between the analytic gradients of the synthesis'
 // constraints (singular values and poles) and central finite differences, relative to the
-// gradient's size, at the start point scaled by `scale`.
+// gradient's size, at the start point scaled by `scale`, on the grid and at the point solveFrom adds
+// for a peak at ω = 0; infinite if a value or a gradient is not finite.
 double synthesisGradientError(const Model& model, const std::vector<Eigen::VectorXd>& configurations,
                               const SynthesisStructure& structure, double scale);
 }  // namespace detail
