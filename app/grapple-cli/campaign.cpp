@@ -125,6 +125,7 @@ void runOne(const Campaign& c, long run, const std::string& out, bool channels) 
   std::string summary;
   try {
     LoadedScenario loaded = loadScenarioDocument(c.scenario_path, doc);
+    searchWindowsOnOneThread(loaded.scenario);  // (the runs themselves fill the cores)
     Simulation sim(std::move(loaded.scenario), std::move(loaded.model));
     std::vector<std::pair<std::string, Value>> effective;
     for (const auto& [key, x] : v.assigned) effective.emplace_back(key, effectiveValue(sim, key));

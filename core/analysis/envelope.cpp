@@ -90,6 +90,7 @@ std::vector<EnvelopeCell> runEnvelope(const Scenario& scenario, const Model& mod
       cell.axis = static_cast<int>(i / np % na);
       cell.phase_deg = grid.phases_deg[i % np];
       Scenario s = scenario;
+      searchWindowsOnOneThread(s);  // (the cells themselves run on every core)
       s.debris.initial = envelopeDebrisState(s.debris, grid.axes[cell.axis].axis, cell.rate_deg_s, cell.phase_deg);
       if (capture && capture->capture.window.search) {
         // Long enough for the window search's whole span (its tumbling periods), the slowest plan

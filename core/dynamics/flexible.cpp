@@ -44,7 +44,7 @@ void updateTip(const Model& m, Data& d, int i, const VectorXd& q) {
   const FlexibleBody& fb = m.flex[i];
   FlexWork& w = d.flex[i];
   const auto delta = q.segment(fb.idx_q, fb.nf);
-  const Vector3 psi = fb.Delta_e * delta, u = fb.Phi_e * delta;
+  const Vector3 psi = fb.Delta_e.lazyProduct(delta), u = fb.Phi_e.lazyProduct(delta);
   Matrix3 Re = Matrix3::Identity(), Rpsi = Matrix3::Identity();
   Vector3 pe = fb.p_tip + u;
   if (fb.model == FlexModel::kNominalA) {
@@ -67,12 +67,12 @@ Vector6 tipVelocityProduct(const Model& m, const Data& d, int i, const VectorXd&
   const FlexibleBody& fb = m.flex[i];
   const FlexWork& w = d.flex[i];
   const auto dd = v.segment(fb.idx_v, fb.nf);
-  const Vector3 v_rel = w.S_E.topRows<3>() * dd, w_rel = w.S_E.bottomRows<3>() * dd;
+  const Vector3 v_rel = w.S_E.topRows<3>().lazyProduct(dd), w_rel = w.S_E.bottomRows<3>().lazyProduct(dd);
   Vector6 c = Vector6::Zero();
   if (fb.model != FlexModel::kNominalR) c.head<3>() = -w_rel.cross(v_rel);
   if (fb.model != FlexModel::kNominalA) {
-    const Vector3 psi = fb.Delta_e * q.segment(fb.idx_q, fb.nf);
-    const Vector3 pd = fb.Delta_e * dd;
+    const Vector3 psi = fb.Delta_e.lazyProduct(q.segment(fb.idx_q, fb.nf));
+    const Vector3 pd = fb.Delta_e.lazyProduct(dd);
     Matrix3 Re = fb.model == FlexModel::kNominalR ? Matrix3::Identity() : rpyToMatrix(psi);
     c.tail<3>() = Re.transpose() * eulerRateMatrixDotTimes(psi, pd);
   }
@@ -128,7 +128,7 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   }
   if (!full) {
     // Constant inertia M^(0): W_t += M_td δ̈ + t ×f (M_td δ̇), W_δ = M_tdᵀ a + M_dd δ̈.
-    const Vector3 fv = Mv * ddelta, fn = Mw * ddelta;  // (M_td δ̇) split
+    const Vector3 fv = Mv.lazyProduct(ddelta), fn = Mw.lazyProduct(ddelta);  // (M_td δ̇) split
     top_v += w.cross(fv);
     top_w += w.cross(fn);
     if (fb.model != FlexModel::kConstantMassPrinted) top_w += vv.cross(fv);
@@ -143,37 +143,39 @@ void flexTerms(const Model& m, int i, const Vector6& t, const Vector6& acc, cons
   } else {
     // Newton's law on the deformed beam (see flexible.hpp and model/flexible.hpp).
     const Vector3 a_O = acc.head<3>() + w.cross(vv);  // classical acceleration of the origin
-    const Vector3 u = fb.Vu * delta, ud = fb.Vu * ddelta;
-    Matrix3 Cd = Matrix3::Zero(), Cdd = Matrix3::Zero(), Udd = Matrix3::Zero(), Uvd = Matrix3::Zero();
+    const Vector3 u = fb.Vu.lazyProduct(delta), ud = fb.Vu.lazyProduct(ddelta);
+    // The modal sums as products of contiguous arrays: C (9 x nf), each row j of Q (9 x nf: Q_jk,
+    // k = 0 .. nf - 1, are adjacent) and of X (3 x nf) are matrices in place.
+    using Nine = Eigen::Matrix<double, 9, 1>;
+    using NineColumns = Eigen::Matrix<double, 9, Eigen::Dynamic, 0, 9, kMaxModes>;
     using ModalColumns = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMaxModes>;
+    const auto modal9 = [nf](const Matrix3* first) { return Eigen::Map<const Eigen::Matrix<double, 9, Eigen::Dynamic>>(first->data(), 9, nf); };
+    const auto modal3 = [nf](const Vector3* first) { return Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(first->data(), 3, nf); };
     ModalColumns Hd = Mw;                            // H_ru + H_rψ + H_uu(δ)
     ModalColumns Xv = ModalColumns::Zero(3, nf);     // Σ_j δ̇_j X_jk
-    std::array<Matrix3, kMaxModes> Qd;  // Σ_k δ_k Q_jk (the modal rows' R2 below as well)
+    NineColumns Qd(9, nf);                           // column j: Σ_k δ_k Q_jk (the modal rows' R2 below as well)
     for (int j = 0; j < nf; ++j) {
-      Cd += delta[j] * fb.C[j];
-      Cdd += ddelta[j] * fb.C[j];
-      Qd[j].setZero();
-      for (int k = 0; k < nf; ++k) {
-        Qd[j] += delta[k] * fb.Q[j * nf + k];
-        Hd.col(k) += delta[j] * fb.X[j * nf + k];
-        Xv.col(k) += ddelta[j] * fb.X[j * nf + k];
-      }
-      Udd += delta[j] * Qd[j];
-      Uvd += ddelta[j] * Qd[j];
+      Qd.col(j).noalias() = modal9(&fb.Q[static_cast<std::size_t>(j * nf)]).lazyProduct(delta);
+      Hd.noalias() += delta[j] * modal3(&fb.X[static_cast<std::size_t>(j * nf)]);
+      Xv.noalias() += ddelta[j] * modal3(&fb.X[static_cast<std::size_t>(j * nf)]);
     }
+    const auto C9 = modal9(fb.C.data());
+    const Nine cd = C9.lazyProduct(delta), cdd = C9.lazyProduct(ddelta), udd = Qd.lazyProduct(delta),
+               uvd = Qd.lazyProduct(ddelta);
+    const Eigen::Map<const Matrix3> Cd(cd.data()), Cdd(cdd.data()), Udd(udd.data()), Uvd(uvd.data());
     const Matrix3 I_def = (2 * Cd.trace() + Udd.trace()) * Matrix3::Identity() - Cd -
                           Cd.transpose() - Udd;
     const Matrix3 R1 = Cdd + Uvd;
     top_v += al.cross(u) + w.cross(w.cross(u)) + 2 * w.cross(ud);
     top_w += u.cross(a_O) + I_def * al + w.cross(I_def * w) + 2 * (R1.trace() * w - R1 * w) +
-             w.cross(Vector3(fb.Hrpsi * ddelta));
+             w.cross(Vector3(fb.Hrpsi.lazyProduct(ddelta)));
     if (accel) {
       top_v.noalias() += fb.Vu * dd2;  // (noalias: no temporary, which for Vu's dynamic rows would be on the heap)
       top_w.noalias() += Hd * dd2;
     }
     const double w2 = w.squaredNorm();
     for (int k = 0; k < nf; ++k) {
-      const Matrix3 R2 = fb.C[k] + Qd[k];  // C_k + Σ_j δ_j Q_kj
+      const Matrix3 R2 = fb.C[k] + Eigen::Map<const Matrix3>(Qd.col(k).data());  // C_k + Σ_j δ_j Q_kj
       bottom[k] = fb.Vu.col(k).dot(a_O) + Hd.col(k).dot(al) + w.dot(R2 * w) - w2 * R2.trace() +
                   2 * w.dot(Xv.col(k));
     }
@@ -236,10 +238,10 @@ void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, cons
     if (fb.has_tip && hasTipChildren(m, i)) {
       updateTip(m, d, i, q);
       fw.c_E = tipVelocityProduct(m, d, i, q, v);
-      const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
+      const Vector6 v_rel = fw.S_E.lazyProduct(v.segment(fb.idx_v, fb.nf));
       fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
       fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
-      if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
+      if (a != nullptr) fw.a_E += fw.S_E.lazyProduct(Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf));
     }
     if (motion_only) continue;
     // Extended wrench: the rigid body, then the modal terms.

@@ -284,7 +284,7 @@ void visitCaptureWindow(ScenarioFields& f, ControllerSpec::Capture::Window& w) {
   f.number("periods", w.periods, "", between(0, 100, true), "tumbling periods searched (and a twentieth), within the horizon");
   f.number("step_deg", w.step_deg, "deg", atLeast(0.1), "start times every this much debris rotation ...");
   f.number("min_step", w.min_step, "s", atLeast(0.01), "... and at least this far apart");
-  f.integer("threads", w.threads, between(1, 256), "threads predicting the start times at once (the same window for any number)");
+  f.integer("threads", w.threads, between(0, 256), "threads predicting the start times at once (the same window for any number; 0: one per core)");
   f.number("torque_margin", w.torque_margin, "", between(0, 1, true), "fraction of each torque limit a plan may use");
   f.number("clearance", w.clearance, "m", kNonNegative, "arm to the debris' box and the bus' box");
   f.number("link_radius", w.link_radius, "m", kPositive, "radius of the arm's capsules");

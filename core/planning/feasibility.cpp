@@ -408,7 +408,7 @@ WindowSearchOptions WindowSearchOptions::from(const ControllerSpec& spec) {
   ws.periods = c.window.periods;
   ws.step_deg = c.window.step_deg;
   ws.min_step = c.window.min_step;
-  ws.threads = c.window.threads;
+  ws.threads = c.window.threads > 0 ? c.window.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return ws;
 }
 

@@ -9,4 +9,10 @@ Scenario& Scenario::operator=(const Scenario&) = default;
 Scenario& Scenario::operator=(Scenario&&) noexcept = default;
 Scenario::~Scenario() = default;
 
+void searchWindowsOnOneThread(Scenario& scenario) {
+  for (ControllerSpec& c : scenario.controllers) {
+    if (c.capture.window.threads == 0) c.capture.window.threads = 1;
+  }
+}
+
 }  // namespace grapple::core

@@ -196,7 +196,8 @@ struct ControllerSpec {
       double periods = 1;          // tumbling periods searched (and a twentieth), within the horizon
       double step_deg = 4;         // start times every this much debris rotation ...
       double min_step = 0.25;      // [s] ... and at least this far apart
-      int threads = 1;             // threads predicting the start times at once (the same window)
+      int threads = 0;             // threads predicting the start times at once (the same window;
+                                   //   0: one per core of the machine)
       double torque_margin = 0.9;  // the plan may use this fraction of each joint's and the bus' limit
       double clearance = 0.02;     // [m] between the arm (capsules of link_radius) and the debris'
                                    //   box or the bus' box, outside the approach corridor
@@ -420,5 +421,10 @@ struct Scenario {
   // The actuators' imperfections (control/actuators); none given: the commanded forces exactly.
   ActuatorsSpec actuators;
 };
+
+// For runs that are themselves run several at once (a campaign's processes, an envelope's cells):
+// each capture controller's window search on one thread, where the file leaves it at one per core
+// (the window is the same for any number).
+void searchWindowsOnOneThread(Scenario& scenario);
 
 }  // namespace grapple::core

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <future>
+#include <thread>
 
 #include "core/analysis/closed_loop.hpp"
 #include "core/analysis/manipulability.hpp"
@@ -126,6 +127,23 @@ class TestThreads : public QObject {
       QVERIFY(w.start == one.start && w.meeting == one.meeting && w.duration == one.duration);
       QVERIFY(w.check.margin == one.check.margin && w.check.times == one.check.times && w.check.margins == one.check.margins);
     }
+  }
+
+  // The search's threads as a scenario gives them: a file that leaves them (0) searches on every
+  // core of the machine; a campaign's run or an envelope's cell, themselves run a core each, on one
+  // (searchWindowsOnOneThread); a number the file gives stays.
+  void WindowSearch_ThreadsOfAScenario() {
+    const grapple::test::CaptureStart s;
+    Scenario scenario = s.loaded.scenario;
+    ControllerSpec& capture = scenario.controllers[1];
+    QCOMPARE(capture.capture.window.threads, 0);
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    QCOMPARE(WindowSearchOptions::from(capture).threads, cores);
+    searchWindowsOnOneThread(scenario);
+    QCOMPARE(WindowSearchOptions::from(capture).threads, 1);
+    capture.capture.window.threads = 3;
+    searchWindowsOnOneThread(scenario);
+    QCOMPARE(WindowSearchOptions::from(capture).threads, 3);
   }
 
   // The same where no thesis' path is feasible (the debris at 6 deg/s about its minor principal
