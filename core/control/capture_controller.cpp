@@ -802,12 +802,16 @@ void CaptureController::postCapture(ControlContext& ctx) {
   const ControllerSpec::Capture& c = spec_.capture;
   const Eigen::MatrixXd& H = massMatrix(ctx.model, ctx.data, ctx.q);
   llt_post_.compute(H);
+  const Eigen::Index n = H.rows();
+  unit_.resize(n);
   for (std::size_t k = 0; k < joints_.size(); ++k) {
     const int i = joints_[k];
-    unit_.setZero(H.rows());
-    unit_[i] = 1;
-    llt_post_.solveInPlace(unit_);
-    const double inertia = 1 / unit_[i];
+    // (H⁻¹)_ii = |L⁻¹ e_i|², H = L Lᵀ; L⁻¹ e_i is zero above row i: its trailing block's solve.
+    auto y = unit_.head(n - i);
+    y.setZero();
+    y[0] = 1;
+    llt_post_.matrixL().bottomRightCorner(n - i, n - i).triangularView<Eigen::Lower>().solveInPlace(y);
+    const double inertia = 1 / y.squaredNorm();
     ctx.tau[i] = -inertia * (c.post_kd * ctx.v[i] + c.post_kp * (ctx.q[joints_q_[k]] - hold_[static_cast<Eigen::Index>(k)]));
   }
   if (attitude_.active()) {

@@ -252,6 +252,51 @@ class TestControlDynamics : public QObject {
     QVERIFY(worst_ddq < 1e-11);
   }
 
+  // The law after the grasp (CaptureController::postCapture) against its equations with the mass
+  // matrix inverted densely: each joint -I_j (post_kd q̇_j + post_kp (q_j - q_j at the grasp)) with
+  // I_j = 1 / (H⁻¹)_jj, the bus -kd H_ωω ω (its limit unbounded here).
+  void PostCaptureLaw_MatchesDenseComputation_data() { CaptureLaw_MatchesDenseComputation_data(); }
+  void PostCaptureLaw_MatchesDenseComputation() {
+    QFETCH(QString, robot);
+    LoadedScenario l = loadScenario(kSrc + "/scenarios/grasp_rigid.yaml",
+                                    {{"chaser.robot", robot.toStdString()},
+                                     {"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1.0e12}"}});
+    const Simulation sim(l.scenario, l.model);
+    const Model& m = sim.model();
+    Data data(m, m.hasFlexibleBodies()), dd(m, m.hasFlexibleBodies());
+    const ControllerSpec* spec = nullptr;
+    for (const ControllerSpec& c : l.scenario.controllers) if (c.type == ControllerType::kCapture) spec = &c;
+    QVERIFY(spec != nullptr);
+    CaptureController capture(m, *spec, l.scenario.chaser, l.scenario.debris.properties, m.frameId("tool"), sim.q());
+    const VectorXd q0 = sim.q();
+    VectorXd q = q0, v = sim.v(), tau = VectorXd::Zero(m.nv);
+    ControlContext ctx{m, data, 0.0, q, v, nullptr, tau};
+    const DebrisState debris = l.scenario.debris.initial;
+    ctx.debris = &debris;
+    capture.update(ctx);
+    capture.attach(q0);
+    std::mt19937 rng(5);
+    double worst = 0;
+    for (int trial = 0; trial < 4; ++trial) {
+      nearState(m, q0, rng, q, v);
+      ctx.t = 0.5 + trial;
+      tau.setZero();
+      capture.update(ctx);
+      const MatrixXd H = massMatrix(m, dd, q);
+      const MatrixXd Hinv = H.inverse();
+      VectorXd expected = VectorXd::Zero(m.nv);
+      for (int b = 1; b < m.nbodies; ++b) {
+        if (m.joint[b].nv != 1) continue;
+        const int i = m.joint[b].idx_v, iq = m.joint[b].idx_q;
+        expected[i] = -(spec->capture.post_kd * v[i] + spec->capture.post_kp * (q[iq] - q0[iq])) / Hinv(i, i);
+      }
+      expected.segment<3>(3) = -l.scenario.chaser.attitude_control->kd * H.block<3, 3>(3, 3) * v.segment<3>(3);
+      worst = std::max(worst, (tau - expected).cwiseAbs().maxCoeff() / expected.cwiseAbs().maxCoeff());
+    }
+    qInfo("%s: largest torque difference %.2e (relative to the largest torque)", qPrintable(robot), worst);
+    QVERIFY(worst < 1e-10);
+  }
+
   // The simulation (updateControllers) skips the joint paths' servo while the capture law replaces
   // its torques (Controller::replacesJointServo), but not at an instant the law may make a plan, which starts
   // from the acceleration the forces before it give, the servo's among them; and the skipped servo
