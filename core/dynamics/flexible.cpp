@@ -1,7 +1,5 @@
 #include "core/dynamics/flexible.hpp"
 
-#include <array>
-
 #include "core/dynamics/detail.hpp"
 #include "core/math/sincos.hpp"
 #include "core/math/small_cholesky.hpp"

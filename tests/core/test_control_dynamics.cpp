@@ -49,6 +49,34 @@ void nearState(const Model& m, const VectorXd& q0, std::mt19937& rng, VectorXd& 
   for (int k = 0; k < m.nv; ++k) v[k] = 0.01 * u(rng);
 }
 
+// grasp_rigid.yaml with the chaser `robot`, the bus' torque unlimited (a law's exact torques are
+// applied at any state): its model, two workspaces and its capture law, not yet updated.
+const ControllerSpec& captureOf(const Scenario& s) {
+  for (const ControllerSpec& c : s.controllers) {
+    if (c.type == ControllerType::kCapture) return c;
+  }
+  throw std::runtime_error("the scenario has no capture controller");
+}
+
+struct GraspRigid {
+  explicit GraspRigid(const QString& robot)
+      : l(loadScenario(kSrc + "/scenarios/grasp_rigid.yaml",
+                       {{"chaser.robot", robot.toStdString()},
+                        {"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1.0e12}"}})),
+        sim(l.scenario, l.model),
+        m(sim.model()),
+        data(m, m.hasFlexibleBodies()),
+        dd(m, m.hasFlexibleBodies()),
+        spec(captureOf(l.scenario)),
+        capture(m, spec, l.scenario.chaser, l.scenario.debris.properties, m.frameId("tool"), sim.q()) {}
+  LoadedScenario l;
+  const Simulation sim;
+  const Model& m;
+  Data data, dd;
+  const ControllerSpec& spec;
+  CaptureController capture;
+};
+
 }  // namespace
 
 class TestControlDynamics : public QObject {
@@ -154,18 +182,14 @@ class TestControlDynamics : public QObject {
   }
   void CaptureLaw_MatchesDenseComputation() {
     QFETCH(QString, robot);
-    // (the bus' torque unlimited: the law's exact torques are applied at any state)
-    LoadedScenario l = loadScenario(kSrc + "/scenarios/grasp_rigid.yaml",
-                                    {{"chaser.robot", robot.toStdString()},
-                                     {"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1.0e12}"}});
-    const Simulation sim(l.scenario, l.model);
-    const Model& m = sim.model();
-    Data data(m, m.hasFlexibleBodies()), dd(m, m.hasFlexibleBodies());
-    const ControllerSpec* spec = nullptr;
-    for (const ControllerSpec& c : l.scenario.controllers) if (c.type == ControllerType::kCapture) spec = &c;
-    QVERIFY(spec != nullptr);
+    GraspRigid g(robot);
+    const LoadedScenario& l = g.l;
+    const Simulation& sim = g.sim;
+    const Model& m = g.m;
+    Data &data = g.data, &dd = g.dd;
+    const ControllerSpec* spec = &g.spec;
     const int ee = m.frameId("tool");
-    CaptureController capture(m, *spec, l.scenario.chaser, l.scenario.debris.properties, ee, sim.q());
+    CaptureController& capture = g.capture;
     VectorXd tau = VectorXd::Zero(m.nv);
     const DebrisState debris = l.scenario.debris.initial;
     const VectorXd q0 = sim.q();
@@ -258,39 +282,31 @@ class TestControlDynamics : public QObject {
   void PostCaptureLaw_MatchesDenseComputation_data() { CaptureLaw_MatchesDenseComputation_data(); }
   void PostCaptureLaw_MatchesDenseComputation() {
     QFETCH(QString, robot);
-    LoadedScenario l = loadScenario(kSrc + "/scenarios/grasp_rigid.yaml",
-                                    {{"chaser.robot", robot.toStdString()},
-                                     {"chaser.attitude_control", "{kp: 0.1, kd: 0.6, torque_limit: 1.0e12}"}});
-    const Simulation sim(l.scenario, l.model);
-    const Model& m = sim.model();
-    Data data(m, m.hasFlexibleBodies()), dd(m, m.hasFlexibleBodies());
-    const ControllerSpec* spec = nullptr;
-    for (const ControllerSpec& c : l.scenario.controllers) if (c.type == ControllerType::kCapture) spec = &c;
-    QVERIFY(spec != nullptr);
-    CaptureController capture(m, *spec, l.scenario.chaser, l.scenario.debris.properties, m.frameId("tool"), sim.q());
-    const VectorXd q0 = sim.q();
-    VectorXd q = q0, v = sim.v(), tau = VectorXd::Zero(m.nv);
-    ControlContext ctx{m, data, 0.0, q, v, nullptr, tau};
-    const DebrisState debris = l.scenario.debris.initial;
+    GraspRigid g(robot);
+    const Model& m = g.m;
+    const VectorXd q0 = g.sim.q();
+    VectorXd q = q0, v = g.sim.v(), tau = VectorXd::Zero(m.nv);
+    ControlContext ctx{m, g.data, 0.0, q, v, nullptr, tau};
+    const DebrisState debris = g.l.scenario.debris.initial;
     ctx.debris = &debris;
-    capture.update(ctx);
-    capture.attach(q0);
+    g.capture.update(ctx);
+    g.capture.attach(q0);
     std::mt19937 rng(5);
     double worst = 0;
     for (int trial = 0; trial < 4; ++trial) {
       nearState(m, q0, rng, q, v);
       ctx.t = 0.5 + trial;
       tau.setZero();
-      capture.update(ctx);
-      const MatrixXd H = massMatrix(m, dd, q);
+      g.capture.update(ctx);
+      const MatrixXd H = massMatrix(m, g.dd, q);
       const MatrixXd Hinv = H.inverse();
       VectorXd expected = VectorXd::Zero(m.nv);
       for (int b = 1; b < m.nbodies; ++b) {
         if (m.joint[b].nv != 1) continue;
         const int i = m.joint[b].idx_v, iq = m.joint[b].idx_q;
-        expected[i] = -(spec->capture.post_kd * v[i] + spec->capture.post_kp * (q[iq] - q0[iq])) / Hinv(i, i);
+        expected[i] = -(g.spec.capture.post_kd * v[i] + g.spec.capture.post_kp * (q[iq] - q0[iq])) / Hinv(i, i);
       }
-      expected.segment<3>(3) = -l.scenario.chaser.attitude_control->kd * H.block<3, 3>(3, 3) * v.segment<3>(3);
+      expected.segment<3>(3) = -g.l.scenario.chaser.attitude_control->kd * H.block<3, 3>(3, 3) * v.segment<3>(3);
       worst = std::max(worst, (tau - expected).cwiseAbs().maxCoeff() / expected.cwiseAbs().maxCoeff());
     }
     qInfo("%s: largest torque difference %.2e (relative to the largest torque)", qPrintable(robot), worst);
