@@ -42,7 +42,7 @@ void updateTip(const Model& m, Data& d, int i, const VectorXd& q) {
   const FlexibleBody& fb = m.flex[i];
   FlexWork& w = d.flex[i];
   const auto delta = q.segment(fb.idx_q, fb.nf);
-  const Vector3 psi = fb.Delta_e.lazyProduct(delta), u = fb.Phi_e.lazyProduct(delta);
+  const Vector3 psi = fb.Delta_e * delta, u = fb.Phi_e * delta;
   Matrix3 Re = Matrix3::Identity(), Rpsi = Matrix3::Identity();
   Vector3 pe = fb.p_tip + u;
   if (fb.model == FlexModel::kNominalA) {
@@ -65,12 +65,12 @@ Vector6 tipVelocityProduct(const Model& m, const Data& d, int i, const VectorXd&
   const FlexibleBody& fb = m.flex[i];
   const FlexWork& w = d.flex[i];
   const auto dd = v.segment(fb.idx_v, fb.nf);
-  const Vector3 v_rel = w.S_E.topRows<3>().lazyProduct(dd), w_rel = w.S_E.bottomRows<3>().lazyProduct(dd);
+  const Vector3 v_rel = w.S_E.topRows<3>() * dd, w_rel = w.S_E.bottomRows<3>() * dd;
   Vector6 c = Vector6::Zero();
   if (fb.model != FlexModel::kNominalR) c.head<3>() = -w_rel.cross(v_rel);
   if (fb.model != FlexModel::kNominalA) {
-    const Vector3 psi = fb.Delta_e.lazyProduct(q.segment(fb.idx_q, fb.nf));
-    const Vector3 pd = fb.Delta_e.lazyProduct(dd);
+    const Vector3 psi = fb.Delta_e * q.segment(fb.idx_q, fb.nf);
+    const Vector3 pd = fb.Delta_e * dd;
     Matrix3 Re = fb.model == FlexModel::kNominalR ? Matrix3::Identity() : rpyToMatrix(psi);
     c.tail<3>() = Re.transpose() * eulerRateMatrixDotTimes(psi, pd);
   }
@@ -236,10 +236,10 @@ void outward(const Model& m, Data& d, const VectorXd& q, const VectorXd& v, cons
     if (fb.has_tip && hasTipChildren(m, i)) {
       updateTip(m, d, i, q);
       fw.c_E = tipVelocityProduct(m, d, i, q, v);
-      const Vector6 v_rel = fw.S_E.lazyProduct(v.segment(fb.idx_v, fb.nf));
+      const Vector6 v_rel = fw.S_E * v.segment(fb.idx_v, fb.nf);
       fw.t_E = motionToChild(fw.X_PE, t) + v_rel;
       fw.a_E = motionToChild(fw.X_PE, acc) + fw.c_E + crossMotion(fw.t_E, v_rel);
-      if (a != nullptr) fw.a_E += fw.S_E.lazyProduct(Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf));
+      if (a != nullptr) fw.a_E += fw.S_E * Eigen::Map<const VectorXd>(a + fb.idx_v, fb.nf);
     }
     if (motion_only) continue;
     // Extended wrench: the rigid body, then the modal terms.
