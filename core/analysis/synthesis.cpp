@@ -20,6 +20,11 @@ namespace {
 
 using Complex = std::complex<double>;
 
+// Where a plant's peak at ω = 0 is evaluated: the static response (W T(0) = ω_b² Kp⁻¹ D) lies below
+// the log-spaced grid, which starts at 0.1 ω_b; a decade lower σ is within 1e-4 of its value at 0
+// (it is even in ω), and the uncontrolled coordinates keep the dynamic stiffness regular there.
+double staticResponsePoint(const std::vector<double>& grid) { return 0.1 * grid.front(); }
+
 // One tuned number x: the gain matrices move by x times a fixed pattern (entries i, j, c) in Kp or
 // in Kd, so a nominal x = 1 is the inertia-based bound.
 struct Parameter {
@@ -520,9 +525,7 @@ Outcome solveFrom(Problem& pr, std::vector<double> x, bool hard_mode, Epigraph& 
         if (o.peaks[c] > 0) {
           for (double f2 : {0.999, 1.0, 1.001}) om.push_back(o.peaks[c] * f2);
           added = true;
-        } else if (const double low = 0.1 * om.front(); std::find(om.begin(), om.end(), low) == om.end()) {
-          // The static response (W T(0) = ω_b² Kp⁻¹ D), below the log-spaced grid, which starts
-          // at 0.1 ω_b: a decade lower, where σ is within 1e-4 of its value at 0 (it is even in ω).
+        } else if (const double low = staticResponsePoint(om); std::find(om.begin(), om.end(), low) == om.end()) {
           om.push_back(low);
           added = true;
         }
@@ -666,7 +669,7 @@ double synthesisGradientError(const Model& model, const std::vector<Eigen::Vecto
   SynthesisOptions opt;
   opt.grid_points = 12;
   Problem pr(model, configurations, st, opt);
-  for (Plant& p : pr.plants()) p.omega.push_back(0.1 * p.omega.front());  // the static response's point (solveFrom)
+  for (Plant& p : pr.plants()) p.omega.push_back(staticResponsePoint(p.omega));  // (as solveFrom adds it)
   const int P = pr.size();
   const unsigned n = static_cast<unsigned>(P + 1);
   std::vector<double> z(n);
