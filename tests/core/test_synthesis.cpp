@@ -35,6 +35,14 @@ double independentNorm(const Model& m, const Eigen::VectorXd& q, const ClosedLoo
   return a.stable && a.gamma_grid <= a.gamma_hard * (1 + 1e-9) ? a.gamma_hard : NAN;
 }
 
+// The thesis' centralized inertia-based gains with the 6x6 AOCS at q (its initial values, x = 1),
+// templates ω_b = 0.0698 rad/s on the bus and ω_m = 0.698 rad/s on the joints.
+constexpr double kOmegaB = 0.0698, kOmegaM = 0.698;
+ClosedLoopGains inertiaBasedGains(const Model& m, const Eigen::VectorXd& q) {
+  return thesisGains(m, q, kOmegaB, 0.707, {0.487, 0.487, 0.487, 0.487, 0.487, 0.487},
+                     {0.987, 0.987, 0.987, 0.987, 0.987, 0.987}, true, kOmegaM, 0.707);
+}
+
 void checkDefiniteness(const SynthesisResult& r) {
   const Eigen::MatrixXd P = r.gains.Kp(r.gains.actuated, r.gains.actuated);
   const Eigen::MatrixXd V = r.gains.Kd(r.gains.actuated, r.gains.actuated);
@@ -107,8 +115,7 @@ class TestSynthesis : public QObject {
   void Bounds_AloneMissTheTemplates() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
     const Eigen::VectorXd q1 = configuration(m, kQ1);
-    const ClosedLoopGains g0 = thesisGains(m, q1, 0.0698, 0.707, {0.487, 0.487, 0.487, 0.487, 0.487, 0.487},
-                                           {0.987, 0.987, 0.987, 0.987, 0.987, 0.987}, true, 0.698, 0.707);
+    const ClosedLoopGains g0 = inertiaBasedGains(m, q1);
     const double start = independentNorm(m, q1, g0);
     qInfo("centralized inertia-based gains with the 6x6 AOCS at q_m1: ||W T|| = %.4f", start);
     QVERIFY(start > 1.01);
@@ -123,14 +130,12 @@ class TestSynthesis : public QObject {
   void StaticResponse_ADecadeBelowTheGrid() {
     const Model m = loadModelFile(kSource + "/scenarios/robots/mda_deos.yaml");
     const Eigen::VectorXd q1 = configuration(m, kQ1);
-    const double omega_b = 0.0698, omega_m = 0.698;
-    const ClosedLoopGains g = thesisGains(m, q1, omega_b, 0.707, {0.487, 0.487, 0.487, 0.487, 0.487, 0.487},
-                                          {0.987, 0.987, 0.987, 0.987, 0.987, 0.987}, true, omega_m, 0.707);
+    const ClosedLoopGains g = inertiaBasedGains(m, q1);
     Data d(m);
     const StateSpace ss = weightedSensitivity(massMatrix(m, d, q1), stiffnessMatrix(m), dampingMatrix(m), g);
     const Eigen::MatrixXd G0 = ss.D - ss.C * ss.A.partialPivLu().solve(ss.B);
     const double sigma0 = Eigen::JacobiSVD<Eigen::MatrixXd>(G0).singularValues()[0];
-    const double first = 0.1 * std::min(omega_b, omega_m);
+    const double first = 0.1 * std::min(kOmegaB, kOmegaM);
     const ClosedLoopAnalysis a = analyzeClosedLoop(m, q1, g, 0.1 * first, first, 2);
     const double low = std::abs(a.weighted[0] - sigma0) / sigma0, at_first = std::abs(a.weighted[1] - sigma0) / sigma0;
     qInfo("sigma(W T(0)) = %.6f; a decade below the grid %.2e off, at its first point %.2e off", sigma0, low, at_first);
