@@ -116,7 +116,8 @@ struct Simulation::Impl {
   bool attached = false, attach_pending = false;
   // Quasi-static with coupled modes, after the grasp: the composite's coupled modes of the whole
   // model above the cutoff (kWhole's), which each body's coupled modes leave, stay integrated while
-  // the impact's vibration rings in them, and are condensed too once it has settled
+  // they vibrate (struck by the impact, then by the held torques' steps), and are condensed too
+  // once that has settled
   // (condenseSettled, checked every kSettleCheck seconds from settle_check on; NaN: not pending).
   static constexpr double kSettleCheck = 0.5;
   double settle_check = NAN;
@@ -825,7 +826,7 @@ void Simulation::Impl::condenseSettled() {
   settle_check = NAN;
   char detail[200];
   std::snprintf(detail, sizeof detail, "%d more of the composite's coupled modes above %.0f rad/s condensed: the "
-                "impact's vibration in them has settled (kinetic energy %.2g J of %.2g J)", more,
+                "vibration in them has settled (kinetic energy %.2g J of %.2g J)", more,
                 scenario.run.quasi_static_above, dropped, kinetic);
   events.push_back({t, "modes_condensed", detail});
 }

@@ -331,7 +331,7 @@ class TestSimulation : public QObject {
     QVERIFY(a.rate < 0.05);
     QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 2.3);  // measured 2.51x
     // The composite's coupled modes that each body's leave above the cutoff (247-349 rad/s) are
-    // condensed once, after the grasp, when the impact's vibration in them has settled (the path
+    // condensed once, after the grasp, when the vibration in them has settled (the path
     // above is the check that it had: condensed 6 s after the grasp, the hand ends 7 mm off).
     int condensed = 0;
     for (const SimulationEvent& e : qs->events()) {
