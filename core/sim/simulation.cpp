@@ -117,8 +117,8 @@ struct Simulation::Impl {
   // Quasi-static with coupled modes, after the grasp: the composite's coupled modes of the whole
   // model above the cutoff (kWhole's), which each body's coupled modes leave, stay integrated while
   // they vibrate (struck by the impact, then by the held torques' steps), and are condensed too
-  // once that has settled
-  // (condenseSettled, checked every kSettleCheck seconds from settle_check on; NaN: not pending).
+  // once that has settled (condenseSettled, checked every kSettleCheck seconds from settle_check
+  // on; NaN: not pending).
   static constexpr double kSettleCheck = 0.5;
   double settle_check = NAN;
   bool settled_once = false;  // the last check found them settled (a second one, a row later, must too)
