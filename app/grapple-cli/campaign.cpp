@@ -21,12 +21,12 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include "core/campaign/campaign.hpp"
 #include "core/campaign/results.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
+#include "core/math/concurrency.hpp"
 
 namespace grapple::cli {
 
@@ -191,7 +191,7 @@ int runCampaignRun(const CampaignArgs& o) {
     if (std::binary_search(todo.begin(), todo.end(), run)) fs::remove_all(e.path(), ec);
   }
 
-  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = threadsOrCores(o.jobs);
   const bool tty = isatty(fileno(stderr));
   if (!o.quiet) {
     std::fprintf(stderr, "Campaign  %s: %ld runs in this slice, %ld already done, %zu to run on %d process%s\n",

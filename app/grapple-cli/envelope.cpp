@@ -7,12 +7,12 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include "app/grapple-cli/commands.hpp"
 #include "core/analysis/envelope.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/load_error.hpp"
+#include "core/math/concurrency.hpp"
 
 namespace grapple::cli {
 
@@ -98,7 +98,7 @@ std::string svgMap(const EnvelopeGrid& g, const std::vector<EnvelopeCell>& cells
 int runEnvelope(const EnvelopeArgs& a) {
   const std::string& scenario = a.scenario;
   const std::string& out_dir = a.out;
-  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threadsOrCores(a.threads);
   LoadedScenario loaded = loadScenario(scenario, a.overrides);
   if (!loaded.scenario.debris.enabled) throw LoadError(scenario, 0, "envelope: the scenario has no debris");
   EnvelopeGrid grid = EnvelopeGrid::standard(loaded.scenario.debris.properties);

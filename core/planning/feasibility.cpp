@@ -17,6 +17,7 @@
 #include "core/dynamics/kinematics.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/geometry/collision.hpp"
+#include "core/math/concurrency.hpp"
 #include "core/math/indexing.hpp"
 #include "core/math/rotation.hpp"
 #include "core/planning/path_shaping.hpp"
@@ -408,7 +409,7 @@ WindowSearchOptions WindowSearchOptions::from(const ControllerSpec& spec) {
   ws.periods = c.window.periods;
   ws.step_deg = c.window.step_deg;
   ws.min_step = c.window.min_step;
-  ws.threads = c.window.threads > 0 ? c.window.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ws.threads = threadsOrCores(c.window.threads);
   return ws;
 }
 
