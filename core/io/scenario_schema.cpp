@@ -558,6 +558,12 @@ void visitKnowledge(ScenarioFields& f, Scenario& s) {
     }
     choice(f, "flexible", k.rigid, Words<bool>{{false, "modes"}, {true, "rigid"}},
            "modes: the chaser's flexible modes as the truth's; rigid: left out of the controllers' model");
+    if (f.wants("modes_below", std::isfinite(k.modes_below))) {
+      f.number("modes_below", k.modes_below, "rad/s", kPositive,
+               "only the modes at or below this frequency in the controllers' model (each body's own: clamped-loaded "
+               "for segments, given for appendages); the others left out, as flexible: rigid leaves out all",
+               Presence::kIfSet);
+    }
     f.check(!(f.loading() && !k.debris.zero() && !s.debris.enabled), "debris", "the scenario has no debris");
   }, false);
 }

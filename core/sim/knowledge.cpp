@@ -151,16 +151,30 @@ Knowledge::Knowledge(const Model& truth, const Scenario& s) : full_(knownChaser(
   }
   // flexible: rigid: the truth's coordinates without the modes, and the model without them (the
   // knowledge's robot may have modes where the truth has none, or none where it has some).
+  // modes_below: the modes above it by the controllers' model's frequencies, left out of both (the
+  // truth's modes are then the knowledge's, checkStructure).
   const std::vector<std::vector<int>> none(static_cast<std::size_t>(truth.nbodies));
+  std::vector<std::vector<int>> keep = none;
+  int left_out = 0;
+  for (int i = 0; i < full_.nbodies; ++i) {
+    for (int j = 0; j < full_.flex[i].nf; ++j) {
+      if (!s.knowledge->rigid && full_.flex[i].frequency[j] <= s.knowledge->modes_below) {
+        keep[static_cast<std::size_t>(i)].push_back(j);
+      } else {
+        ++left_out;
+      }
+    }
+  }
+  const char* key = s.knowledge->rigid ? "flexible" : "modes_below";
   try {
-    if (s.knowledge->rigid && truth.hasFlexibleBodies()) {
-      const LockedModes t(truth, none);
+    if (s.knowledge->rigid ? truth.hasFlexibleBodies() : left_out > 0) {
+      const LockedModes t(truth, keep);
       q_map_ = t.qMap();
       v_map_ = t.vMap();
     }
-    if (s.knowledge->rigid && full_.hasFlexibleBodies()) rigid_ = std::make_unique<LockedModes>(full_, none);
+    if (left_out > 0) locked_ = std::make_unique<LockedModes>(full_, keep);
   } catch (const std::invalid_argument& e) {
-    throw KnowledgeError({"flexible"}, std::string("knowledge.flexible: ") + e.what());
+    throw KnowledgeError({key}, "knowledge." + std::string(key) + ": " + e.what());
   }
   index_.resize(static_cast<std::size_t>(truth.nv));
   std::iota(index_.begin(), index_.end(), 0);
@@ -168,7 +182,7 @@ Knowledge::Knowledge(const Model& truth, const Scenario& s) : full_(knownChaser(
     index_.assign(index_.size(), -1);
     for (std::size_t k = 0; k < v_map_.size(); ++k) index_[static_cast<std::size_t>(v_map_[k])] = static_cast<int>(k);
   }
-  if (!rigid_) data_ = std::make_unique<Data>(full_, full_.hasFlexibleBodies());
+  if (!locked_) data_ = std::make_unique<Data>(full_, full_.hasFlexibleBodies());
   if (model().nv != (v_map_.empty() ? truth.nv : static_cast<int>(v_map_.size()))) {
     throw KnowledgeError({"robot"}, "knowledge.robot: its coordinates are not the chaser's");
   }
@@ -221,7 +235,7 @@ int Knowledge::index(int k) const { return index_[static_cast<std::size_t>(k)]; 
 void Knowledge::attach(int body, const Inertia& debris) {
   full_.inertia[body] += debris;
   full_.inertia_matrix[body] = full_.inertia[body].matrix();
-  if (rigid_) rigid_->syncInertia(full_);
+  if (locked_) locked_->syncInertia(full_);
 }
 
 std::unique_ptr<Knowledge> makeKnowledge(const Model& truth, const Scenario& s, DebrisProperties& debris) {

@@ -50,7 +50,7 @@ class Controller;
 struct PlanCheck;
 
 // The controllers' side of a run: their model (knownChaser, reduced to its rigid part with
-// `flexible: rigid`) and workspace, the truth's state in its coordinates, their forces back.
+// `flexible: rigid`, to its modes up to a frequency with `modes_below`) and workspace, the truth's state in its coordinates, their forces back.
 class Knowledge {
  public:
   // scenario.knowledge must be set. Throws KnowledgeError.
@@ -63,8 +63,8 @@ class Knowledge {
   Knowledge(const Knowledge&) = delete;
   Knowledge& operator=(const Knowledge&) = delete;
 
-  const Model& model() const { return rigid_ ? rigid_->reduced() : full_; }
-  Data& data() { return rigid_ ? rigid_->reducedData() : *data_; }
+  const Model& model() const { return locked_ ? locked_->reduced() : full_; }
+  Data& data() { return locked_ ? locked_->reducedData() : *data_; }
   int endEffector() const { return ee_frame_; }
   // The truth's q, v in the controllers' coordinates (the same vectors when no mode is left out).
   const Eigen::VectorXd& q(const Eigen::VectorXd& q_true);
@@ -84,8 +84,8 @@ class Knowledge {
 
  private:
   Model full_;                          // knownChaser
-  std::unique_ptr<Data> data_;          // full_'s (without rigid_)
-  std::unique_ptr<LockedModes> rigid_;  // flexible: rigid
+  std::unique_ptr<Data> data_;          // full_'s (without locked_)
+  std::unique_ptr<LockedModes> locked_; // flexible: rigid, modes_below: the modes left out locked
   std::vector<int> q_map_, v_map_;      // the truth's coordinates the controllers have (empty: all)
   std::vector<int> index_;              // (truth nv) the controllers' index, -1 if left out
   int ee_frame_ = -1;

@@ -3,6 +3,7 @@
 // reads and writes it (format documented in scenarios/README.md), sim::Simulation runs it.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -380,9 +381,15 @@ struct KnowledgeSpec {
     bool zero() const { return mass == 0 && inertia.isZero(0) && !ratios_only && grasp_point.isZero(0); }
   } debris;
   bool rigid = false;                    // the flexible modes left out of the controllers' model
+  // [rad/s] only the modes at or below it in the controllers' model (each body's own frequencies,
+  // FlexibleBody::frequency); the others left out as `rigid` leaves out all (which then holds).
+  // Infinite: every mode kept.
+  double modes_below = INFINITY;
   // Whether the controllers' chaser is the truth (no robot file, no error, the modes kept).
   bool chaserIsTruth() const {
-    if (!robot.empty() || rigid || (bus && !bus->zero()) || (payload && !payload->zero())) return false;
+    if (!robot.empty() || rigid || std::isfinite(modes_below) || (bus && !bus->zero()) || (payload && !payload->zero())) {
+      return false;
+    }
     for (const auto& [name, e] : links) {
       if (!e.zero()) return false;
     }

@@ -4,11 +4,14 @@
 // with wrong link masses tracks worse, a capture with a wrong debris inertia still runs, a
 // knowledge equal to the truth through another file moves as the truth to the integrator's
 // tolerance, which checks the true forward dynamics replacing the controllers' accelerations);
-// `flexible: rigid` is the model with every mode locked (mass matrix against the full model's
-// restricted to the joints) with the forces padded with zeros; bad input names file and line.
+// `flexible: rigid` is the model with every mode locked, `modes_below` with those above it locked
+// (mass matrix against the full model's restricted to the coordinates kept) with the forces padded
+// with zeros; bad input names file and line.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/dynamics/configuration.hpp"
 #include "core/dynamics/mass_matrix.hpp"
@@ -50,6 +53,60 @@ int bodyNamed(const Model& m, const std::string& name) {
 
 // The rotation from a body's axes to its defining link's.
 Matrix3 R_BL(const Model& m, int body) { return m.frames[m.frameId(m.body_name[body])].X_body_frame.R; }
+
+// The controllers' model with the modes `kept` says (body, mode index) and no others: its
+// coordinates are the truth's joints and kept modes (Knowledge::index: -1 for a mode left out, q
+// and v gathered through it), its mass matrix the truth's at those coordinates with the left-out
+// modes at zero, restricted to them; the forces come back on those coordinates, zero elsewhere.
+void checkModesLeftOut(const LoadedScenario& l, const std::function<bool(int, int)>& kept) {
+  const Model& truth = l.model;
+  Knowledge k(truth, l.scenario);
+  const Model& m = k.model();
+  std::vector<int> of(static_cast<std::size_t>(m.nv), -1);  // the truth's coordinate of each of the model's
+  int n = 0;
+  for (int i = 0; i < truth.nbodies; ++i) {
+    for (int d = 0; d < truth.joint[i].nv; ++d, ++n) {
+      const int c = k.index(truth.joint[i].idx_v + d);
+      QVERIFY(c >= 0);
+      of[static_cast<std::size_t>(c)] = truth.joint[i].idx_v + d;
+    }
+    for (int f = 0; f < truth.flex[i].nf; ++f) {
+      const int c = k.index(truth.flex[i].idx_v + f);
+      QCOMPARE(c >= 0, kept(i, f));
+      if (c >= 0) {
+        of[static_cast<std::size_t>(c)] = truth.flex[i].idx_v + f;
+        ++n;
+      }
+    }
+  }
+  QCOMPARE(m.nv, n);
+  QVERIFY(std::find(of.begin(), of.end(), -1) == of.end());
+  QCOMPARE(truth.nq, truth.nv);  // (a fixed base: q and v share their indices)
+  std::mt19937 rng(7);
+  VectorXd q = grapple::test::randomVector(rng, truth.nq), v = grapple::test::randomVector(rng, truth.nv);
+  const VectorXd qk = k.q(q), vk = k.v(v);
+  for (int c = 0; c < m.nv; ++c) {
+    QCOMPARE(qk[c], q[of[static_cast<std::size_t>(c)]]);
+    QCOMPARE(vk[c], v[of[static_cast<std::size_t>(c)]]);
+  }
+  VectorXd q0 = q;
+  for (int i = 0; i < truth.nbodies; ++i) {
+    for (int f = 0; f < truth.flex[i].nf; ++f) {
+      if (!kept(i, f)) q0[truth.flex[i].idx_q + f] = 0;
+    }
+  }
+  Data dt(truth, true);
+  const Eigen::MatrixXd H = massMatrix(truth, dt, q0);
+  const Eigen::MatrixXd H_known = massMatrix(m, k.data(), qk);
+  QVERIFY((H_known - H(of, of)).norm() < 1e-12 * H.norm());
+  VectorXd& tau_k = k.forces();
+  tau_k = grapple::test::randomVector(rng, m.nv);
+  const VectorXd given = tau_k;
+  VectorXd tau = VectorXd::Constant(truth.nv, 7);
+  k.applyForces(tau);
+  QVERIFY(VectorXd(tau(of)) == given);
+  QCOMPARE(tau.cwiseAbs().sum(), given.cwiseAbs().sum());
+}
 
 }  // namespace
 
@@ -212,43 +269,13 @@ class TestKnowledge : public QObject {
     QVERIFY2(std::abs(at_grasp - 0.02) < 0.01, std::to_string(at_grasp).c_str());
   }
 
-  // flexible: rigid: the controllers' model is the chaser with every mode locked (LockedModes): its
-  // mass matrix at the joints' coordinates is the truth's at the same joints and zero modes,
-  // restricted to the joints; q, v lose the modal coordinates; the forces come back padded with
-  // zeros; the modes have no index in the controllers' model.
+  // flexible: rigid: the controllers' model is the chaser with every mode locked (LockedModes).
   void Rigid_MapsCoordinates() {
     const LoadedScenario l = load("planar_free_vibration.yaml", {{"knowledge", "{flexible: rigid}"}});
-    const Model& truth = l.model;
-    QVERIFY(truth.nflex == 4);
-    Knowledge k(truth, l.scenario);
-    const Model& m = k.model();
-    QCOMPARE(m.nv, 2);
-    QCOMPARE(m.nq, 2);
-    QVERIFY(!m.hasFlexibleBodies());
-    std::mt19937 rng(7);
-    VectorXd q = grapple::test::randomVector(rng, truth.nq), v = grapple::test::randomVector(rng, truth.nv);
-    const int j1 = truth.joint[bodyNamed(truth, "segment1")].idx_q, j2 = truth.joint[bodyNamed(truth, "segment2")].idx_q;
-    const VectorXd qk = k.q(q), vk = k.v(v);
-    QCOMPARE(qk[0], q[j1]);
-    QCOMPARE(qk[1], q[j2]);
-    QCOMPARE(vk[1], v[j2]);
-    VectorXd q0 = q;
-    for (int i = 0; i < truth.nbodies; ++i) {
-      for (int f = 0; f < truth.flex[i].nf; ++f) q0[truth.flex[i].idx_q + f] = 0;
-      if (truth.flex[i].nf > 0) QCOMPARE(k.index(truth.flex[i].idx_v), -1);
-    }
-    Data dt(truth, true);
-    const Eigen::MatrixXd H = massMatrix(truth, dt, q0);
-    const std::vector<int> r{j1, j2};
-    const Eigen::MatrixXd H_known = massMatrix(m, k.data(), qk);
-    QVERIFY((H_known - H(r, r)).norm() < 1e-12 * H.norm());
-    VectorXd& tau_k = k.forces();
-    tau_k << 3, -4;
-    VectorXd tau = VectorXd::Constant(truth.nv, 7);
-    k.applyForces(tau);
-    QCOMPARE(tau[j1], 3.0);
-    QCOMPARE(tau[j2], -4.0);
-    QCOMPARE(tau.cwiseAbs().sum(), 7.0);
+    QVERIFY(l.model.nflex == 4);
+    checkModesLeftOut(l, [](int, int) { return false; });
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(!Knowledge(l.model, l.scenario).model().hasFlexibleBodies());
     // A joint servo on the rigid model holding the joints while the segments vibrate: runs, and
     // the joints' references come through the index map.
     const auto sim = simulate("planar_free_vibration.yaml",
@@ -258,6 +285,28 @@ class TestKnowledge : public QObject {
     QVERIFY2(sim->failure().empty(), sim->failure().c_str());
     QVERIFY(std::abs(column(*sim, "joint.joint1.reference").back() - 0.1) < 1e-12);
     QVERIFY(maxAbs(column(*sim, "mode.segment2.bend_y1")) > 0.01);  // the modes the controllers leave out move
+  }
+
+  // modes_below: each body's modes above the frequency left out of the controllers' model, the
+  // others kept (a cutoff between the second and third of the four frequencies: two of each).
+  void ModesBelow_KeepsTheSlowModes() {
+    LoadedScenario l = load("planar_free_vibration.yaml");
+    std::vector<double> all;
+    for (const FlexibleBody& b : l.model.flex) all.insert(all.end(), b.frequency.data(), b.frequency.data() + b.nf);
+    QCOMPARE(static_cast<int>(all.size()), 4);
+    std::sort(all.begin(), all.end());
+    QVERIFY(all[1] < all[2]);
+    const double cutoff = 0.5 * (all[1] + all[2]);
+    l = load("planar_free_vibration.yaml", {{"knowledge.modes_below", std::to_string(cutoff)}});
+    const Model& truth = l.model;
+    checkModesLeftOut(l, [&](int body, int mode) { return truth.flex[body].frequency[mode] <= cutoff; });
+    QCOMPARE(Knowledge(truth, l.scenario).model().nflex, 2);
+    // Above every frequency: the controllers' model is the truth's.
+    l = load("planar_free_vibration.yaml", {{"knowledge.modes_below", std::to_string(2 * all[3])}});
+    checkModesLeftOut(l, [](int, int) { return true; });
+    // flexible: rigid leaves every mode out, whatever modes_below says.
+    l = load("planar_free_vibration.yaml", {{"knowledge", "{flexible: rigid, modes_below: " + std::to_string(cutoff) + "}"}});
+    checkModesLeftOut(l, [](int, int) { return false; });
   }
 
   // The flexible capture with the controllers on the rigid model: the capture law's gains, set on
@@ -311,6 +360,7 @@ class TestKnowledge : public QObject {
         {"  robot: " + kSource + "/scenarios/robots/umetani_yoshida.yaml\n", 5, "not the chaser's structure"},
         {"  robot: " + kSource + "/scenarios/robots/planar_2dof.yaml\n", 5, "3 bodies, the chaser 4"},
         {"  flexible: rigd\n", 5, "'rigd' is not one of: modes rigid"},
+        {"  modes_below: -5\n", 5, "knowledge.modes_below: must be > 0, got -5"},
         {"  bus: {mas: 0.1}\n", 5, "did you mean 'mass'"},
     };
     for (const Case& c : cases) {

@@ -324,7 +324,7 @@ class TestSimulation : public QObject {
           "composite rate at the end %.4f deg/s; %ld against %ld evaluations",
           qs->scenario().run.quasi_static_above, a.hand, a.plan, a.modes, a.energy, a.scale,
           maxAbs(channel(ref, "energy.error")), a.rate, qs->stats().evaluations, ref.stats().evaluations);
-    QVERIFY(a.hand < 5e-4);
+    QVERIFY(a.hand < 5e-4);  // measured 0.33 mm (0.45 mm with the traction modes in the controllers' model)
     QVERIFY(a.plan < 1e-4);
     QVERIFY(a.modes < 0.02);
     QVERIFY(a.energy < 2e-7 * a.scale);  // measured 1.04e-7 of it (5.8e-7 J of 5.6 J) with the aligned capture
@@ -343,33 +343,34 @@ class TestSimulation : public QObject {
     QCOMPARE(condensed, 1);
   }
 
-  // Where the quasi-static run's hand parts from the explicit one's: in the unfold's first seconds
-  // (0.46 mm at 4.3 s, the most of the whole mission), through what the controllers read of the
-  // modal coordinates, not through the plant. The file's controllers use the flexible model
-  // (`knowledge.flexible: modes`): they read the condensed modes' static deflection and no rate
-  // here, and in the explicit run their whole motion, vibration included, sampled at 100 Hz. Their
-  // computed torque weighs what they read of the modes by the modes' stiffness (read as zero
-  // instead of the static deflection, the hand goes 170 mm off; given the static deflection's rate
-  // too, nothing changes: 0.504 mm against 0.503 mm from rk43 at rtol 1e-8, both by hand, not
-  // kept), so the vibration they sample reaches their torques, and the unfold's slow joint loops
-  // (ω = 0.7 rad/s) carry it into the path. With the controllers given
-  // the rigid model (`knowledge.flexible: rigid`), the plant alone, the hands agree to micrometres
-  // (measured 1.4 µm over the whole 40 s unfold against rk43 at rtol 1e-8; rk43 at the file's
-  // tolerance is 0.1 µm from that).
+  // Where the quasi-static run's hand parts from the explicit one's: through what the controllers
+  // read of the modal coordinates, not through the plant. Controllers on the whole flexible model
+  // read the condensed modes' static deflection and no rate in the quasi-static run, and in the
+  // explicit run their whole motion, vibration included, sampled at 100 Hz. Their computed torque
+  // weighs what they read of the modes by the modes' stiffness (read as zero instead of the static
+  // deflection, the hand goes 170 mm off; given the static deflection's rate too, nothing changes:
+  // 0.504 mm against 0.503 mm from rk43 at rtol 1e-8, both by hand, not kept), so the vibration
+  // they sample reaches their torques, and the unfold's slow joint loops (ω = 0.7 rad/s) carry it
+  // into the path: 0.45 mm at 4.3 s, the most of the whole mission. The segments' traction modes
+  // (344 and 405 rad/s, above the sampling's Nyquist frequency of 314 rad/s) carry most of it: the
+  // file's controllers leave them out (`knowledge.modes_below: 100`) and the hands agree to 0.11 mm
+  // (0.33 mm over the whole mission). With the controllers given the rigid model (`flexible:
+  // rigid`), the plant alone, they agree to micrometres (1.4 µm over the whole 40 s unfold against
+  // rk43 at rtol 1e-8; rk43 at the file's tolerance is 0.1 µm from that).
   void CaptureFlexible_QuasiStaticDiffersThroughTheControllersView() {
     const std::string path = kSource + "/scenarios/capture_flexible.yaml";
-    double hand[2] = {0, 0};
-    const char* knowledge[] = {"modes", "rigid"};
-    for (int k = 0; k < 2; ++k) {
-      const auto ref = simulate(path, {{"run.duration", "10"}, {"knowledge.flexible", knowledge[k]},
-                                       {"run.integrator", "rk43"}});
-      const auto qs = simulate(path, {{"run.duration", "10"}, {"knowledge.flexible", knowledge[k]}});
+    const char* knowledge[] = {"{flexible: modes}", "{modes_below: 100}", "{flexible: rigid}"};
+    double hand[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      const auto ref = simulate(path, {{"run.duration", "10"}, {"knowledge", knowledge[k]}, {"run.integrator", "rk43"}});
+      const auto qs = simulate(path, {{"run.duration", "10"}, {"knowledge", knowledge[k]}});
       QVERIFY(ref->failure().empty() && qs->failure().empty());
       hand[k] = agreement(*qs, *ref).hand;
-      qInfo("knowledge.flexible: %s, the first 10 s: hand path within %.2e m of rk43's", knowledge[k], hand[k]);
+      qInfo("knowledge %s, the first 10 s: hand path within %.2e m of rk43's", knowledge[k], hand[k]);
     }
     QVERIFY(hand[0] > 2e-4 && hand[0] < 5e-4);  // measured 4.5e-4 m
-    QVERIFY(hand[1] < 1e-5);                    // measured 1.4e-6 m
+    QVERIFY(hand[1] < hand[0] / 3);             // measured 1.06e-4 m
+    QVERIFY(hand[2] < 1e-5);                    // measured 1.4e-6 m
   }
 
   // The flexible mission with the whole model's coupled modes above 100 rad/s condensed (kWhole:
