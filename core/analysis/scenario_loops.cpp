@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/dynamics/configuration.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 
@@ -50,10 +51,8 @@ std::optional<ScenarioLoops> scenarioLoops(const Scenario& s, const Model& m, co
   const bool bus = s.chaser.attitude_control && s.chaser.attitude_control->active() && m.base_mode == BaseMode::kFloating;
   if (!bus && !arm) return std::nullopt;
 
-  Eigen::VectorXd q = q_in;
-  for (const FlexibleBody& f : m.flex) {
-    if (f.nf > 0) q.segment(f.idx_q, f.nf).setZero();
-  }
+  Eigen::VectorXd q;
+  rigidEquivalent(m, q_in, q);
   Data d(m, m.hasFlexibleBodies());
   const Eigen::MatrixXd D = massMatrix(m, d, q);
   ScenarioLoops loops;

@@ -10,6 +10,7 @@
 #include <nlopt.hpp>
 
 #include "core/analysis/modal.hpp"
+#include "core/dynamics/configuration.hpp"
 #include "core/dynamics/data.hpp"
 #include "core/dynamics/mass_matrix.hpp"
 #include "core/math/decompositions.hpp"
@@ -55,11 +56,10 @@ constexpr double kStabilityMargin = 1e-4;  // [1/s]
 // The tuned roll-off bandwidths: from ω_m to this many times ω_m.
 constexpr double kRolloffSpan = 1000;
 
-Eigen::VectorXd flexAtZero(const Model& m, Eigen::VectorXd q) {
-  for (const FlexibleBody& f : m.flex) {
-    if (f.nf > 0) q.segment(f.idx_q, f.nf).setZero();
-  }
-  return q;
+Eigen::VectorXd flexAtZero(const Model& m, const Eigen::VectorXd& q) {
+  Eigen::VectorXd out;
+  rigidEquivalent(m, q, out);
+  return out;
 }
 
 std::vector<int> jointChannels(const Model& m) {

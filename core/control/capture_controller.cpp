@@ -7,6 +7,7 @@
 #include <Eigen/Cholesky>
 
 #include "core/control/task_space.hpp"
+#include "core/dynamics/configuration.hpp"
 #include "core/dynamics/forward_dynamics.hpp"
 #include "core/dynamics/hybrid_dynamics.hpp"
 #include "core/dynamics/inverse_dynamics.hpp"
@@ -23,13 +24,6 @@
 namespace grapple::core {
 
 namespace {
-
-// x with the modal coordinates (or rates, or accelerations) set to zero.
-void rigidEquivalent(const Model& m, const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-  out = x;
-  const bool positions = x.size() == m.nq;
-  for (const FlexibleBody& f : m.flex) out.segment(positions ? f.idx_q : f.idx_v, f.nf).setZero();
-}
 
 int checkedFrame(const Model& m, int frame) {
   if (frame < 0 || frame >= static_cast<int>(m.frames.size())) throw std::invalid_argument("capture: no end-effector frame");
@@ -119,9 +113,11 @@ void CaptureController::begin(ControlContext& ctx) {
 }
 
 void CaptureController::searchWindow(ControlContext& ctx) {
+  // (a window starting now is the plan startPlan makes and checks: from the hand's state now)
+  const HandState hand = handNow(ctx);
   window_ = std::make_unique<CaptureWindow>(searchCaptureWindow(ctx.model, ctx.data, feasibility_,
                                                                 WindowSearchOptions::from(spec_), capturePlannerOptions(spec_), debris_,
-                                                                *ctx.debris, ctx.t, ctx.q, ctx.v, ee_frame_));
+                                                                *ctx.debris, ctx.t, ctx.q, ctx.v, ee_frame_, &hand));
   if (window_->found) {
     window_start_ = window_->start;
     phase_ = Phase::kWaiting;
@@ -254,10 +250,8 @@ bool CaptureController::reshape(ControlContext& ctx, const PlanCheck& check) {
   return true;
 }
 
-void CaptureController::makePlan(ControlContext& ctx) {
+HandState CaptureController::handNow(ControlContext& ctx) {
   const Model& m = ctx.model;
-  if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
-  // The hand's state now: position and velocity, and the acceleration the forces so far give.
   rigidEquivalent(m, forwardDynamics(m, ctx.data, ctx.q, ctx.v, ctx.tau, ctx.fext), ddq0_);
   rigidEquivalent(m, ctx.q, q_r_);
   rigidEquivalent(m, ctx.v, v_r_);
@@ -267,6 +261,12 @@ void CaptureController::makePlan(ControlContext& ctx) {
   hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
   hand.acceleration = pointAccelerationWorld(m, ctx.data, ee_frame_).head<3>();
   hand.axis = framePose(m, ctx.data, ee_frame_).R.col(2);
+  return hand;
+}
+
+void CaptureController::makePlan(ControlContext& ctx) {
+  if (!ctx.debris) throw std::invalid_argument("capture: the scenario has no debris");
+  const HandState hand = handNow(ctx);
   CapturePlannerOptions o = capturePlannerOptions(spec_);
   if (window_ && window_->found) {  // the duration and the approach the window chose
     o.final_time = window_->duration;

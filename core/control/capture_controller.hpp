@@ -102,6 +102,9 @@ class CaptureController final : public Controller {
   // it is feasible now (event window_reshaped).
   bool reshape(ControlContext& ctx, const PlanCheck& check);
   void makePlan(ControlContext& ctx);
+  // The rigid-equivalent hand's state now, a plan's start: position, axis, velocity, and the
+  // acceleration the forces so far give.
+  HandState handNow(ControlContext& ctx);
   // After each new image while tracking the plan's first stage: the parting test, and the replan
   // if it fires (capture.replan).
   void watchEstimate(ControlContext& ctx);

@@ -109,6 +109,14 @@ void normalizeConfiguration(const Model& model, Eigen::VectorXd& q) {
   }
 }
 
+void rigidEquivalent(const Model& model, const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+  out = x;
+  const bool positions = x.size() == model.nq;
+  for (const FlexibleBody& f : model.flex) {
+    if (f.nf > 0) out.segment(positions ? f.idx_q : f.idx_v, f.nf).setZero();
+  }
+}
+
 static Vector4 randomQuaternion(std::mt19937& rng) {
   std::normal_distribution<double> n(0.0, 1.0);
   Vector4 Q(n(rng), n(rng), n(rng), n(rng));

@@ -27,6 +27,9 @@ Eigen::VectorXd configurationRate(const Model& model, const Eigen::VectorXd& q,
                                   const Eigen::VectorXd& v);
 // Every quaternion set to unit length.
 void normalizeConfiguration(const Model& model, Eigen::VectorXd& q);
+// The rigid-equivalent of x, a configuration (size nq) or a velocity-sized vector (nv: rates,
+// accelerations): x with every flexible body's modal coordinates set to zero (out may be x).
+void rigidEquivalent(const Model& model, const Eigen::VectorXd& x, Eigen::VectorXd& out);
 // A random configuration: joints uniform within their limits (within ±π or ±1 m where there are
 // none), quaternions uniform on SO(3), the base position uniform in a unit cube.
 Eigen::VectorXd randomConfiguration(const Model& model, std::mt19937& rng);

@@ -170,11 +170,9 @@ PlanCheck checkCapturePlan(const Model& m, Data& d, const FeasibilityOptions& o,
   for (int k = 0; k < m.nv; ++k) (is_prescribed[k] ? prescribed : free).push_back(k);
   const auto nj = static_cast<Eigen::Index>(joints.size());
 
-  Eigen::VectorXd q = q_start, v = v_start;
-  for (const FlexibleBody& f : m.flex) {
-    q.segment(f.idx_q, f.nf).setZero();
-    v.segment(f.idx_v, f.nf).setZero();
-  }
+  Eigen::VectorXd q, v;
+  rigidEquivalent(m, q_start, q);
+  rigidEquivalent(m, v_start, v);
   Eigen::VectorXd posture(nj);
   for (Eigen::Index k = 0; k < nj; ++k) posture[k] = q[joints_q[k]];
   const Vector4 attitude0 = q.segment<4>(3).normalized();
@@ -474,7 +472,8 @@ void inWaves(std::size_t n, const std::vector<Worker>& workers, Compute&& comput
 CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOptions& options,
                                   const WindowSearchOptions& search, const CapturePlannerOptions& planner,
                                   const DebrisProperties& debris, const DebrisState& debris_now, double now,
-                                  const Eigen::VectorXd& q, const Eigen::VectorXd& v, int ee_frame) {
+                                  const Eigen::VectorXd& q, const Eigen::VectorXd& v, int ee_frame,
+                                  const HandState* hand_now) {
   if (!(search.step_deg > 0) || !(search.min_step > 0) || !(search.horizon >= 0) || !(search.periods > 0)) {
     throw std::invalid_argument("capture window: expected step_deg > 0, min_step > 0, horizon >= 0, periods > 0");
   }
@@ -482,11 +481,13 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   FeasibilityOptions o = options;
   o.stop_at_violation = true;
   o.step = search.step;
-  // The chaser holds its pose: the joints at rest, the bus drifting with its momentum.
-  Eigen::VectorXd q0 = q, v0 = v;
+  // The chaser holds its pose: the joints at rest, the bus drifting with its momentum; the hand
+  // at its rigid-equivalent pose.
+  Eigen::VectorXd q0 = q, v0 = v, q_rigid;
   for (int k = 6; k < m.nv; ++k) v0[k] = 0;
   v0.segment<3>(3).setZero();
-  forwardKinematics(m, d, q0);
+  rigidEquivalent(m, q0, q_rigid);
+  forwardKinematics(m, d, q_rigid);
   HandState hand;
   hand.position = framePose(m, d, ee_frame).p;
   hand.axis = framePose(m, d, ee_frame).R.col(2);
@@ -512,12 +513,20 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   // The best infeasible candidate: the one whose prediction went furthest (fraction of its plan)
   // before its first violation.
   double best_progress = -INFINITY;
-  // The chaser s after now, holding its pose: the hand and the base carried by the drift.
-  auto startAt = [&](double s, HandState& h, Eigen::VectorXd& qs) {
-    h = hand;
-    h.position += s * drift;
+  // The chaser at the start of grid index `start`, holding its pose from now until then: the hand
+  // (h) and the base (qs) carried by the drift, and the velocity its plans are predicted from (the
+  // plans starting now: from the state now, when hand_now is given).
+  auto startAt = [&](std::size_t start, HandState& h, Eigen::VectorXd& qs) -> const Eigen::VectorXd& {
+    const double s = timeOf(start);
     qs = q0;
     qs.head<3>() += s * drift;
+    if (start == 0 && hand_now != nullptr) {
+      h = *hand_now;
+      return v;
+    }
+    h = hand;
+    h.position += s * drift;
+    return v0;
   };
   // The candidates the shaping below may start from, in the scan's order: those stopped by the bus
   // torque (their indices in bus_limited), and those stopped by a geometric constraint crossed by
@@ -541,8 +550,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
   FeasibilityOptions fine = options;
   fine.stop_at_violation = true;
   // (The window then reports the fine check.)
-  auto confirm = [&](const CapturePlan& plan, const Eigen::VectorXd& qs, Data& data, PlanCheck& check) {
-    if (check.feasible && fine.step < o.step) check = checkCapturePlan(m, data, fine, plan, qs, v0, ee_frame);
+  auto confirm = [&](const CapturePlan& plan, const Eigen::VectorXd& qs, const Eigen::VectorXd& vs, Data& data,
+                     PlanCheck& check) {
+    if (check.feasible && fine.step < o.step) check = checkCapturePlan(m, data, fine, plan, qs, vs, ee_frame);
     return check.feasible;
   };
   // One start's candidates, in the scan's order (approach, then duration), each predicted whole
@@ -561,7 +571,7 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
     const double s = timeOf(start);
     HandState h;
     Eigen::VectorXd qs;
-    startAt(s, h, qs);
+    const Eigen::VectorXd& vs = startAt(start, h, qs);
     for (double approach : approaches) {
       double t_f = 0;
       for (double factor : search.durations) {
@@ -579,9 +589,9 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
           if (now + s + plan.captureTime() >= bound) break;  // slower ones meet later still
           c.rendezvous = plan.rendezvousTime();
           c.capture = plan.captureTime();
-          c.check = checkCapturePlan(m, data, o, plan, qs, v0, ee_frame);
+          c.check = checkCapturePlan(m, data, o, plan, qs, vs, ee_frame);
           if (!c.check.times.empty()) c.progress = c.check.times.back() / (plan.captureTime() + o.hold);
-          confirm(plan, qs, data, c.check);
+          confirm(plan, qs, vs, data, c.check);
         } catch (const std::runtime_error& e) {
           c.check.constraints.push_back({"transversality", -INFINITY, 0, e.what()});
           c.check.margin = -INFINITY;
@@ -662,8 +672,10 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
       double peak;
     };
     std::vector<Start> starts, crossing;
-    auto planAt = [&](const Seed& b, DebrisTrajectory& debris_path, HandState& h, Eigen::VectorXd& qs) {
-      startAt(timeOf(b.start), h, qs);
+    // (vs: the velocity the plan is predicted from, as startAt's)
+    auto planAt = [&](const Seed& b, DebrisTrajectory& debris_path, HandState& h, Eigen::VectorXd& qs,
+                      const Eigen::VectorXd*& vs) {
+      vs = &startAt(b.start, h, qs);
       CapturePlannerOptions po = planner;
       po.approach_distance = b.approach;
       po.final_time = b.final_time;
@@ -680,9 +692,10 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                    const ShapingOptions& shaping_options, Flown& out) {
       HandState h;
       Eigen::VectorXd qs;
+      const Eigen::VectorXd* vs = nullptr;
       PlanSeries series;
-      const CapturePlan plan = planAt(seeds[i], *worker.debris, h, qs);
-      out.check = checkCapturePlan(m, *worker.data, check_options, plan, qs, v0, ee_frame, &series);
+      const CapturePlan plan = planAt(seeds[i], *worker.debris, h, qs, vs);
+      out.check = checkCapturePlan(m, *worker.data, check_options, plan, qs, *vs, ee_frame, &series);
       out.shapeable = shapeable(out.check, series, plan.rendezvousTime(), o, shaping_options);
     };
     const auto wanted = static_cast<std::size_t>(search.shaped);
@@ -714,11 +727,12 @@ CaptureWindow searchCaptureWindow(const Model& m, Data& d, const FeasibilityOpti
                 Shaped& out = shapings[k % threads];
                 HandState h;
                 Eigen::VectorXd qs;
-                CapturePlan plan = planAt(seeds[order[k].candidate], *worker.debris, h, qs);
-                out.shaped = shapeAgainstBusTorque(m, *worker.data, o, shaping_options, plan, qs, v0, ee_frame);
+                const Eigen::VectorXd* vs = nullptr;
+                CapturePlan plan = planAt(seeds[order[k].candidate], *worker.debris, h, qs, vs);
+                out.shaped = shapeAgainstBusTorque(m, *worker.data, o, shaping_options, plan, qs, *vs, ee_frame);
                 out.rendezvous = plan.rendezvousTime();
                 out.capture = plan.captureTime();
-                out.feasible = !out.shaped.hopeless && confirm(plan, qs, *worker.data, out.shaped.check);
+                out.feasible = !out.shaped.hopeless && confirm(plan, qs, *vs, *worker.data, out.shaped.check);
               },
               [&](std::size_t k) {
                 if (w.found || tried >= search.shaped) return false;

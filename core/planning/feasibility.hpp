@@ -218,11 +218,16 @@ CapturePlannerOptions capturePlannerOptions(const ControllerSpec& capture);
 double windowSearchSpan(double horizon, double periods, double rate);
 
 // The capture window from time `now`, the chaser at (q, v) holding its pose and the debris in
-// `debris_now`.
+// `debris_now`: the plans of a later start begin with the hand at rest at its rigid-equivalent
+// pose (the modes at zero, as checkCapturePlan flies the arm) and are predicted from the pose
+// held (the joints at rest, the bus drifting without turning). The plans starting now begin
+// from `hand_now` when given (the hand's state now, as the flown plan will: CapturePlan) and are
+// predicted from (q, v) as they are, so that a window starting now is the plan that will be flown
+// and checked from the state now (without hand_now: as a later start).
 CaptureWindow searchCaptureWindow(const Model& model, Data& data, const FeasibilityOptions& options,
                                   const WindowSearchOptions& search, const CapturePlannerOptions& planner,
                                   const DebrisProperties& debris, const DebrisState& debris_now,
                                   double now, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                  int ee_frame);
+                                  int ee_frame, const HandState* hand_now = nullptr);
 
 }  // namespace grapple::core

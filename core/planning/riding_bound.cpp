@@ -78,7 +78,7 @@ GraspRider::GraspRider(const Model& m, const FeasibilityOptions& options, bool a
   q_warm_ = q;
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(m.nv);
   v0.head<3>() = v.head<3>();
-  for (const FlexibleBody& f : m.flex) q_warm_.segment(f.idx_q, f.nf).setZero();
+  rigidEquivalent(m, q_warm_, q_warm_);
   attitude_ = q.segment<4>(3).normalized();
   Data d(m, false);
   H_ = massMatrix(m, d, q_warm_);

@@ -527,6 +527,31 @@ model:
     QVERIFY(std::abs(flown - fine.bus_torque) < 0.1 * fine.bus_torque + 0.1);
   }
 
+  // A window lost at its start is searched anew from the state then, not from the pose held: the
+  // search's plans starting now begin from the hand's state now (its velocity, and the acceleration
+  // the forces give it), as the plan flown does, and are predicted from the chaser's velocities as
+  // they are. On the flexible mission the window found at 40 s starts at 52 s; there the plan from
+  // the state fails its check (the arm 17 mm from the debris' box where 20 mm are required: the
+  // hand's acceleration, 1.2 mm/s² from the joints holding the vibrating arm, which the plans
+  // match, moves the path by millimetres). Searched from the hand at rest, the same plan passed
+  // again and was flown; now the search picks a later start, whose plan, flown, passes its check
+  // from the state it started from.
+  void WindowLostAtItsStart_SearchedFromTheStateThen() {
+    LoadedScenario l = loadScenario(kScenarios + "capture_flexible.yaml", {{"run.duration", "60"}});
+    Simulation sim(l.scenario, l.model);
+    while (sim.plans() == 0 && sim.step()) {
+    }
+    const SimulationEvent* lost = lastEvent(sim, "window_lost");
+    const SimulationEvent* plan = lastEvent(sim, "plan");
+    QVERIFY(lost != nullptr && plan != nullptr);
+    qInfo("t = %.2f s: %s", lost->time, lost->detail.c_str());
+    qInfo("t = %.2f s: %s", plan->time, plan->detail.c_str());
+    QVERIFY(plan->time > lost->time);
+    const PlanCheck* check = sim.planCheck();
+    QVERIFY(check != nullptr);
+    QVERIFY2(check->feasible, check->reason().c_str());
+  }
+
   // A window lost at its start is reshaped rather than given up: on the realistic mission with
   // the sensors' seeds of run 8 of scenarios/campaigns/realistic_rigid_seeds.yaml, the window
   // found at 40 s (predicted from the stand-off pose within 95 % of the bus' share) asks the bus

@@ -314,7 +314,7 @@ class TestKnowledge : public QObject {
   // chatters at the Nyquist frequency; the abort names it (torques flipping their sign at every
   // period), where the truth's model captures (capture_flexible.yaml's own test).
   void FlexibleOnARigidModel_AbortNamesTheUnstableLoop() {
-    const auto sim = simulate("capture_flexible.yaml", {{"knowledge", "{flexible: rigid}"}, {"run.duration", "53.2"}});
+    const auto sim = simulate("capture_flexible.yaml", {{"knowledge", "{flexible: rigid}"}, {"run.duration", "56.2"}});
     const MissionMetrics m = missionMetrics(*sim);
     qInfo("%s", m.outcome_reason.c_str());
     QCOMPARE(m.outcome, Outcome::kAborted);
@@ -322,10 +322,11 @@ class TestKnowledge : public QObject {
   }
 
   // The realistic flexible capture: the window is planned before the camera sees the grasp point;
-  // when the images move it by centimetres, the replan would take the arm into the debris' box:
+  // when the images move it by centimetres, the replan would take the arm within the debris' box's
+  // clearance:
   // checked as the window's plan is, it is not flown, and the hand retreats at that instant.
   void FlexibleRealistic_ReplanCheckedBeforeItIsFlown() {
-    const auto sim = simulate("capture_flexible_realistic.yaml", {{"run.duration", "53.6"}});
+    const auto sim = simulate("capture_flexible_realistic.yaml", {{"run.duration", "59.6"}});
     const SimulationEvent *replan = nullptr, *abort = nullptr;
     for (const SimulationEvent& e : sim->events()) {
       if (e.kind == "replan" && !replan) replan = &e;

@@ -105,10 +105,13 @@ struct Agreement {
   double rate = 0;    // [deg/s] the composite's rate at the end
 };
 
-// The modal averages leave out the windows that meet [skip, skip + skip_span] (skip < 0: none).
-Agreement agreement(const Simulation& sim, const Simulation& ref, double skip = -1, double skip_span = 0) {
+// The modal averages leave out the windows that meet [skip, skip + skip_span] (skip < 0: none);
+// the hands and the modes are compared before `until`.
+Agreement agreement(const Simulation& sim, const Simulation& ref, double skip = -1, double skip_span = 0,
+                    double until = INFINITY) {
   Agreement a;
-  for (int r = 0; r < ref.recorder().rows(); ++r) {
+  const auto& t = ref.recorder().column(0);
+  for (int r = 0; r < ref.recorder().rows() && t[r] < until; ++r) {
     Vector3 d;
     for (int k = 0; k < 3; ++k) {
       const char* c[] = {"ee.x", "ee.y", "ee.z"};
@@ -125,7 +128,7 @@ Agreement agreement(const Simulation& sim, const Simulation& ref, double skip = 
     const auto& x = sim.recorder().column(c);
     const auto& y = ref.recorder().column(c);
     const auto& time = ref.recorder().column(0);
-    for (int r = 0; r + w <= rows; ++r) {
+    for (int r = 0; r + w <= rows && time[r + w - 1] < until; ++r) {
       if (skip >= 0 && time[r] <= skip + skip_span && time[r + w - 1] >= skip) continue;
       double mean = 0;
       for (int k = r; k < r + w; ++k) mean += (x[k] - y[k]) / w;
@@ -301,13 +304,19 @@ class TestSimulation : public QObject {
   // The flexible mission as its file runs it (integrator quasi_static: each body's modes coupled
   // with the joints and the bus above run.quasi_static_above keep their static deflection, the
   // others and the rigid motion by Dormand–Prince) against the explicit RK4(3) integrating every
-  // mode: the same grasp, the hand's
-  // path within 0.5 mm and its error to the plan within 0.1 mm of the explicit run's, every modal
-  // coordinate's low-frequency content (0.2 s moving averages, the condensed modes' static
-  // deflection against the explicit run's oscillation about it) within 2 % of its peak but in the
-  // half second after the grasp's impact, the energy balance (the integrated model's: the
-  // condensed modes locked) to 2e-7 of its scale, the closed loop as stable; and fewer evaluations,
-  // the composite's fast coupled modes condensed once their vibration has settled.
+  // mode: the grasp within one recording interval, the hand's path within 0.5 mm until then, every
+  // modal coordinate's low-frequency content (0.2 s moving averages, the condensed modes' static
+  // deflection against the explicit run's oscillation about it) within 2 % of its peak until then,
+  // the hand's error to the plan within 0.1 mm of the explicit run's, the energy balance (the
+  // integrated model's: the condensed modes locked) to 2e-7 of its scale, the closed loop as
+  // stable; and fewer evaluations, the composite's fast coupled modes condensed once their
+  // vibration has settled. (The grasp closes when the hand has been within 1 cm of the grasp point
+  // for 1 s: the quasi-static hand crosses that centimetre one 20 ms row after the explicit one,
+  // 5 µm away from it, so the two impacts are 20 ms apart and the composites' motions after them
+  // are not comparable row by row: the hands part by millimetres. So the motion after the grasp is
+  // compared on a second pair whose capture tolerance is 10 µm wider, 1.001 cm, which both hands
+  // enter at the same row: from the impact on within 0.5 mm as well, the modes' averages within 2 %
+  // but in the half second after it.)
   void CaptureFlexible_QuasiStaticMatchesExplicit() {
     const Simulation& ref = explicitCaptureFlexible();
     const auto qs = simulate(kSource + "/scenarios/capture_flexible.yaml");
@@ -315,24 +324,34 @@ class TestSimulation : public QObject {
     QVERIFY2(qs->failure().empty(), qs->failure().c_str());
     QCOMPARE(qs->recorder().rows(), ref.recorder().rows());
     QVERIFY(graspTime(ref) > 0);
-    QCOMPARE(graspTime(*qs), graspTime(ref));
-    // (At the grasp's impact the condensed modes' deflection jumps where the explicit run's rings
-    // for ~1/(ξ ω) = 0.5 s: the averages meeting that half second are left out.)
-    const Agreement a = agreement(*qs, ref, graspTime(ref), 0.5);
-    qInfo("quasi_static above %.0f rad/s against rk43: hand path within %.2e m, hand error to the plan %.2e m apart, "
+    QVERIFY(std::abs(graspTime(*qs) - graspTime(ref)) <= 0.02 + 1e-9);  // measured 74.34 s against 74.32 s
+    const double grasp = std::min(graspTime(*qs), graspTime(ref));
+    const Agreement a = agreement(*qs, ref, -1, 0, grasp);
+    qInfo("grasp at %.2f s (rk43 %.2f s)", graspTime(*qs), graspTime(ref));
+    qInfo("quasi_static above %.0f rad/s against rk43: hand path within %.2e m before the grasp, hand error to the plan %.2e m apart, "
           "modes' 0.2 s averages within %.2e of their peaks, energy balance %.2e J of %.2e J (rk43: %.2e J), "
           "composite rate at the end %.4f deg/s; %ld against %ld evaluations",
           qs->scenario().run.quasi_static_above, a.hand, a.plan, a.modes, a.energy, a.scale,
           maxAbs(channel(ref, "energy.error")), a.rate, qs->stats().evaluations, ref.stats().evaluations);
-    QVERIFY(a.hand < 5e-4);  // measured 0.33 mm (0.45 mm with the traction modes in the controllers' model)
+    QVERIFY(a.hand < 5e-4);  // measured 0.17 mm (0.45 mm with the traction modes in the controllers' model)
     QVERIFY(a.plan < 1e-4);
     QVERIFY(a.modes < 0.02);
-    QVERIFY(a.energy < 2e-7 * a.scale);  // measured 1.04e-7 of it (5.8e-7 J of 5.6 J) with the aligned capture
+    QVERIFY(a.energy < 2e-7 * a.scale);  // measured 1.2e-7 of it (6.7e-7 J of 5.6 J)
     QVERIFY(a.rate < 0.05);
     QVERIFY(qs->stats().evaluations < ref.stats().evaluations / 2.3);  // measured 2.51x
+    const std::string path = kSource + "/scenarios/capture_flexible.yaml";
+    const auto qs_b = simulate(path, {{"controllers[1].tolerance", "0.01001"}});
+    const auto ref_b = simulate(path, {{"controllers[1].tolerance", "0.01001"}, {"run.integrator", "rk43"}});
+    QVERIFY(graspTime(*ref_b) > 0);
+    QCOMPARE(graspTime(*qs_b), graspTime(*ref_b));
+    const Agreement b = agreement(*qs_b, *ref_b, graspTime(*ref_b), 0.5);
+    qInfo("capture tolerance 1.001 cm, both grasping at %.2f s: hand path within %.2e m over the mission, modes' "
+          "averages within %.2e of their peaks", graspTime(*ref_b), b.hand, b.modes);
+    QVERIFY(b.hand < 5e-4);  // measured 0.21 mm
+    QVERIFY(b.modes < 0.02);
     // The composite's coupled modes that each body's leave above the cutoff (247-349 rad/s) are
-    // condensed once, after the grasp, when the vibration in them has settled (the path
-    // above is the check that it had: condensed 6 s after the grasp, the hand ends 7 mm off).
+    // condensed once, after the grasp, when the vibration in them has settled (the path after the
+    // grasp above is the check that it had: condensed 6 s after the grasp, the hand ends 7 mm off).
     int condensed = 0;
     for (const SimulationEvent& e : qs->events()) {
       if (e.kind != "modes_condensed") continue;
