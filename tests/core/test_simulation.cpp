@@ -395,12 +395,12 @@ class TestSimulation : public QObject {
   // The flexible mission with the whole model's coupled modes above 100 rad/s condensed (kWhole:
   // seven modes at the start, five of the composite's at the grasp, where each body's coupled modes
   // leave it modes at 247-339 rad/s): Dormand–Prince then takes about one step per 10 ms control
-  // period, 3.5x fewer evaluations than rk43 (the file's choice: 2x). Before the grasp the hand's
-  // path stays within 0.6 mm of the explicit run's (measured 0.51 mm) and the gripper closes one
-  // recording interval later (measured 20 ms); after it, the composite's modes at 247-339 rad/s ring
-  // undamped in the explicit run from the impact on (the hand oscillates by 1-3 mm) and the slow
-  // motion drifts apart by millimetres (measured up to 8.5 mm at the end): what the file's choice
-  // keeps and this one gives up for the speed.
+  // period, 3.5x fewer evaluations than rk43 (the file's choice: 2.5x). Before the grasp the hand's
+  // path stays within 0.6 mm of the explicit run's (measured 0.47 mm) and the gripper closes one
+  // recording interval later (measured 20 ms); after it, the composite's modes at 247-339 rad/s keep
+  // ringing in the explicit run from the impact on (driven by the held torques' steps; the hand
+  // oscillates by 1-3 mm) and the slow motion drifts apart by millimetres (measured up to 11 mm;
+  // the impacts 20 ms apart add to it): what the file's choice keeps and this one gives up.
   void CaptureFlexible_WholeModes_FasterAndWhereItDiffers() {
     const Simulation& ref = explicitCaptureFlexible();
     const auto whole = simulate(kSource + "/scenarios/capture_flexible.yaml", {{"run.quasi_static_modes", "whole"}});
