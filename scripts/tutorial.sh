@@ -3,7 +3,7 @@
 # layout, a scratch settings folder), each grabbed by the app itself (grapple --screenshot), and
 # one frame of the off-screen video renderer (grapple-cli video --frame):
 #   open.png          the default scenario just opened
-#   grasp.png         the timeline at the grasp (t = 74.34 s), the hand on the grasp point
+#   grasp.png         the timeline at the grasp (t = 74.04 s), the hand on the grasp point
 #   requirements.png  the run's end: the outcome, the requirements, the metrics, the events
 #   editor.png        the scenario editor, the debris tumbling at 6 deg/s instead of 4
 #   ghost.png         that run beside the first one, its ghost dashed in every plot
@@ -30,11 +30,11 @@ shot() {  # shot FILE TIME [grapple options...]
   rm -rf "$scratch"
 }
 shot open.png 0
-shot grasp.png 74.34
+shot grasp.png 74.04
 shot requirements.png 150
 shot editor.png 150 --set "$faster" --raise dock:editor --raise dock:events
 shot ghost.png 150 --compare "$faster" --raise "plot:Tracking error"
-build/app/grapple-cli video "$scenario" --frame 74.34 --camera hand --size 960x540 --out "$out/frame.png"
+build/app/grapple-cli video "$scenario" --frame 74.04 --camera hand --size 960x540 --out "$out/frame.png"
 [ -x build/tests/test_tutorial ] || cmake --build build --target test_tutorial
 scratch=$(mktemp -d)
 # A home folder of its own, as a user's would look, for the file dialogs (they open there); a fixed

@@ -260,6 +260,13 @@ HandState CaptureController::handNow(ControlContext& ctx) {
   hand.position = framePose(m, ctx.data, ee_frame_).p;
   hand.velocity = pointVelocityWorld(m, ctx.data, ee_frame_).head<3>();
   hand.acceleration = pointAccelerationWorld(m, ctx.data, ee_frame_).head<3>();
+  // A plan of the capture window starts from the hand holding its pose (at the window's start, or
+  // at the stand-off after a retreat), whose commanded acceleration is zero: the acceleration the
+  // forces give it there is the joints' answer to the arm's vibration (1-2 mm/s² on the flexible
+  // chaser), which a plan matching it would carry into its whole path (centimetres over a minute),
+  // and which the window's predictions from the pose held cannot know. (A replan starts from the
+  // old plan's reference, replan().)
+  if (spec_.capture.window.search) hand.acceleration.setZero();
   hand.axis = framePose(m, ctx.data, ee_frame_).R.col(2);
   return hand;
 }

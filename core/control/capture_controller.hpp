@@ -103,7 +103,7 @@ class CaptureController final : public Controller {
   bool reshape(ControlContext& ctx, const PlanCheck& check);
   void makePlan(ControlContext& ctx);
   // The rigid-equivalent hand's state now, a plan's start: position, axis, velocity, and the
-  // acceleration the forces so far give.
+  // acceleration the forces so far give (zero for a capture window's plans: the hold's).
   HandState handNow(ControlContext& ctx);
   // After each new image while tracking the plan's first stage: the parting test, and the replan
   // if it fires (capture.replan).

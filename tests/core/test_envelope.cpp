@@ -527,26 +527,28 @@ model:
     QVERIFY(std::abs(flown - fine.bus_torque) < 0.1 * fine.bus_torque + 0.1);
   }
 
-  // A window lost at its start is searched anew from the state then, not from the pose held: the
-  // search's plans starting now begin from the hand's state now (its velocity, and the acceleration
-  // the forces give it), as the plan flown does, and are predicted from the chaser's velocities as
-  // they are. On the flexible mission the window found at 40 s starts at 52 s; there the plan from
-  // the state fails its check (the arm 17 mm from the debris' box where 20 mm are required: the
-  // hand's acceleration, 1.2 mm/s² from the joints holding the vibrating arm, which the plans
-  // match, moves the path by millimetres). Searched from the hand at rest, the same plan passed
-  // again and was flown; now the search picks a later start, whose plan, flown, passes its check
-  // from the state it started from.
-  void WindowLostAtItsStart_SearchedFromTheStateThen() {
+  // The window's plan is the plan flown: the search predicts a later start's plan from the hand at
+  // rest at the pose held, and the plan made at the window's start begins from the hand holding its
+  // pose, with the hold's zero acceleration. It used to match the acceleration the forces gave the
+  // hand there, the joints' answer to the flexible arm's vibration (1.2 mm/s² at 52 s of
+  // capture_flexible), which moved the 24 s plan by millimetres: it came 17 mm from the debris' box
+  // where 20 mm are required, the window was lost at its start (`window_lost`) and the search made
+  // anew flew the plan of the next second (on the flexible envelope's cell at 4 °/s about the
+  // minor principal axis, every window was lost so, by 2.5 cm, and the run missed). Now the window
+  // opens as predicted and its plan passes its check from the state it starts from.
+  void WindowStart_TheFlownPlanIsThePredictedOne() {
     LoadedScenario l = loadScenario(kScenarios + "capture_flexible.yaml", {{"run.duration", "60"}});
     Simulation sim(l.scenario, l.model);
     while (sim.plans() == 0 && sim.step()) {
     }
-    const SimulationEvent* lost = lastEvent(sim, "window_lost");
+    const SimulationEvent* window = lastEvent(sim, "window");
     const SimulationEvent* plan = lastEvent(sim, "plan");
-    QVERIFY(lost != nullptr && plan != nullptr);
-    qInfo("t = %.2f s: %s", lost->time, lost->detail.c_str());
+    QVERIFY(window != nullptr && plan != nullptr);
+    qInfo("t = %.2f s: %s", window->time, window->detail.c_str());
     qInfo("t = %.2f s: %s", plan->time, plan->detail.c_str());
-    QVERIFY(plan->time > lost->time);
+    const SimulationEvent* lost = lastEvent(sim, "window_lost");
+    QVERIFY2(lost == nullptr, lost ? lost->detail.c_str() : "");
+    QCOMPARE(window->time, 40.0);  // (the one search, at the capture law's start)
     const PlanCheck* check = sim.planCheck();
     QVERIFY(check != nullptr);
     QVERIFY2(check->feasible, check->reason().c_str());
@@ -756,7 +758,9 @@ model:
     grid.rates_deg_s = {2, 4};
     grid.axes.resize(4);
     grid.phases_deg = {0};
-    checkEnvelope(l, grid, 2, 0.85);  // measured: 7 of 8 (6 before the pointing reference stopped jumping)
+    // measured: 8 of 8 (7 before a window's plan started from the hold's zero acceleration, 6 before
+    // the pointing reference stopped jumping)
+    checkEnvelope(l, grid, 2, 0.85);
   }
 
  private:
