@@ -50,7 +50,8 @@ class Controller;
 struct PlanCheck;
 
 // The controllers' side of a run: their model (knownChaser, reduced to its rigid part with
-// `flexible: rigid`, to its modes up to a frequency with `modes_below`) and workspace, the truth's state in its coordinates, their forces back.
+// `flexible: rigid`, to its modes up to a frequency with `modes_below`) and workspace, the truth's
+// state in its coordinates, their forces back.
 class Knowledge {
  public:
   // scenario.knowledge must be set. Throws KnowledgeError.
