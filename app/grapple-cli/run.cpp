@@ -52,6 +52,7 @@ void writeSummaryJson(std::ostream& out, const Simulation& sim, const MissionMet
     if (run.integrator == IntegratorType::kQuasiStatic) {
       settings["quasi_static_above_rad_s"] = run.quasi_static_above;
       settings["quasi_static_modes"] = wordOf(run.quasi_static_modes, kCondensedModesWords);
+      settings["quasi_static_pair"] = wordOf(run.quasi_static_pair, kQuasiStaticPairWords);
     }
   }
   settings["record_rate_hz"] = run.record_rate;

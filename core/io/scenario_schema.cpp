@@ -450,6 +450,8 @@ void visitRun(ScenarioFields& f, Scenario& s) {
     choice(f, "quasi_static_modes", run.quasi_static_modes, kCondensedModesWords,
            "quasi_static: each body's own modes, its modes coupled with the joints and the base, or the whole "
            "model's coupled modes");
+    choice(f, "quasi_static_pair", run.quasi_static_pair, kQuasiStaticPairWords,
+           "quasi_static: the explicit pair integrating the modes kept, the joints and the base");
     f.number("record_rate", run.record_rate, "Hz", kPositive, "rows recorded per second");
     f.number("control_rate", run.control_rate, "Hz", kNonNegative, "controllers sampled with a zero-order hold; 0: continuously");
     f.text("end_effector", run.end_effector, "frame recorded as the end effector (default: the deepest body's last)",

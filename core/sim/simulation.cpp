@@ -868,8 +868,9 @@ Simulation::Simulation(Scenario scenario, Model model)
   s.f = [&s](double tt, const Eigen::VectorXd& xx, Eigen::VectorXd& dx) { s.evaluate(tt, xx, dx); };
   if (run.integrator != IntegratorType::kRk4) {
     AdaptiveOptions o;
-    o.method = run.integrator == IntegratorType::kRk43 ? AdaptiveMethod::kRk43
-                                                      : AdaptiveMethod::kDormandPrince54;
+    o.method = run.integrator == IntegratorType::kRk43          ? AdaptiveMethod::kRk43
+               : run.integrator == IntegratorType::kQuasiStatic ? run.quasi_static_pair
+                                                                : AdaptiveMethod::kDormandPrince54;
     o.rtol = run.rtol;
     o.atol = run.atol;
     o.h_max = run.max_step;

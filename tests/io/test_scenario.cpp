@@ -95,6 +95,7 @@ class TestScenario : public QObject {
     QCOMPARE(b.scenario.name, a.scenario.name);
     QCOMPARE(b.scenario.run.duration, a.scenario.run.duration);
     QCOMPARE(b.scenario.run.integrator, a.scenario.run.integrator);
+    QCOMPARE(b.scenario.run.quasi_static_pair, a.scenario.run.quasi_static_pair);
     QCOMPARE(b.scenario.controllers.size(), a.scenario.controllers.size());
     QCOMPARE(b.scenario.debris.enabled, a.scenario.debris.enabled);
     QVERIFY(b.scenario.debris.properties.inertia == a.scenario.debris.properties.inertia);
@@ -210,6 +211,8 @@ class TestScenario : public QObject {
     row("missing robot", mutated("mda_deos.yaml", "nope.yaml"), 4, "no robot file");
     row("unknown key", mutated("  integrator: dopri5", "  integrater: dopri5"), 21, "did you mean 'integrator'");
     row("bad choice", mutated("integrator: dopri5", "integrator: dopri8"), 21, "dopri5");
+    row("quasi_static pair", mutated("integrator: dopri5", "integrator: quasi_static\n  quasi_static_pair: ros34pw2"), 22,
+        "run.quasi_static_pair: 'ros34pw2' is not one of: dopri5 rk43");
     row("unknown joint", mutated("joint2: {position: 0.5}", "joint9: {position: 0.5}"), 7, "joint9");
     row("unknown joint in target", mutated("target: {joint2: 1.0}", "target: {jont2: 1.0}"), 18, "jont2");
     row("not finite", mutated("duration: 2", "duration: .nan"), 20, "got '.nan'");
