@@ -42,8 +42,8 @@ void Scenario_CaptureFlexible(benchmark::State& s) { runScenario(s, "capture_fle
 // The same with the integrator chosen. Arg: 0 rk43 integrating every mode, 1 ros34pw2 (linearly
 // implicit in the modal stiffness and damping) at the file's tolerances, 2 ros34pw2 at rtol 1e-5,
 // atol 1e-7 (the loosest that keeps the hand's path within 0.5 mm of rk43's), 3 the file's
-// (quasi_static: each body's coupled modes above 100 rad/s condensed to their static deflection),
-// 4 quasi_static condensing the whole model's coupled modes above 100 rad/s.
+// (quasi_static: each body's coupled modes above 100 rad/s condensed to their static deflection,
+// the rest by RK4(3)), 4 quasi_static condensing the whole model's coupled modes above 100 rad/s.
 void Scenario_CaptureFlexibleIntegrator(benchmark::State& s) {
   std::vector<std::pair<std::string, std::string>> set;
   if (s.range(0) < 3) set.push_back({"run.integrator", s.range(0) == 0 ? "rk43" : "ros34pw2"});
