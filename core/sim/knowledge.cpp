@@ -153,8 +153,7 @@ Knowledge::Knowledge(const Model& truth, const Scenario& s) : full_(knownChaser(
   // knowledge's robot may have modes where the truth has none, or none where it has some).
   // modes_below: the modes above it by the controllers' model's frequencies, left out of both (the
   // truth's modes are then the knowledge's, checkStructure).
-  const std::vector<std::vector<int>> none(static_cast<std::size_t>(truth.nbodies));
-  std::vector<std::vector<int>> keep = none;
+  std::vector<std::vector<int>> keep(static_cast<std::size_t>(truth.nbodies));  // (the bodies are the truth's)
   int left_out = 0;
   for (int i = 0; i < full_.nbodies; ++i) {
     for (int j = 0; j < full_.flex[i].nf; ++j) {
